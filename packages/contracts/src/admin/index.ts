@@ -1,0 +1,89 @@
+import { Type, type Static } from 'typebox';
+import { ErrorBody } from '../errors.ts';
+import { route } from '../route.ts';
+import { object, stringEnum, Timestamp } from '../schema.ts';
+import { SCOPES } from '../public/scopes.ts';
+
+const Uuid = Type.String({ format: 'uuid' });
+const Scopes = Type.Array(stringEnum(SCOPES), { minItems: 1, uniqueItems: true });
+const AdminErrors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody } as const;
+
+export const EMAIL_MAX = 254;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+
+export const CreateAccountBody = object({
+  email: Type.String({ format: 'email', maxLength: EMAIL_MAX }),
+  password: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+});
+export type CreateAccountBody = Static<typeof CreateAccountBody>;
+
+export const ApiKeyInfo = object({
+  id: Type.String(),
+  prefix: Type.String({ description: 'First characters of the key, for display' }),
+  scopes: Scopes,
+  active: Type.Boolean(),
+  createdAt: Timestamp,
+});
+
+/** Operator API (`/admin/v1`, bearer ADMIN_TOKEN): the provider's support issues keys with it. */
+export const adminRoutes = {
+  createAccount: route({
+    method: 'POST',
+    url: '/accounts',
+    operationId: 'createAccount',
+    summary: 'Create an account',
+    tags: ['Accounts'],
+    schema: {
+      body: CreateAccountBody,
+      response: { 201: object({ id: Type.String(), email: Type.String() }), 409: ErrorBody, ...AdminErrors },
+    },
+  }),
+  createApiKey: route({
+    method: 'POST',
+    url: '/accounts/:accountId/api-keys',
+    operationId: 'createApiKey',
+    summary: 'Issue an API key; the key is shown only in this response',
+    description: 'The body may be omitted: the key then gets every scope.',
+    tags: ['API keys'],
+    schema: {
+      params: object({ accountId: Uuid }),
+      body: object({ scopes: Type.Optional(Scopes) }),
+      response: { 201: object({ id: Type.String(), key: Type.String(), scopes: Scopes }), ...AdminErrors },
+    },
+  }),
+  listApiKeys: route({
+    method: 'GET',
+    url: '/accounts/:accountId/api-keys',
+    operationId: 'listApiKeys',
+    summary: "List an account's API keys (prefixes only)",
+    tags: ['API keys'],
+    schema: {
+      params: object({ accountId: Uuid }),
+      response: { 200: object({ keys: Type.Array(ApiKeyInfo) }), ...AdminErrors },
+    },
+  }),
+  deactivateApiKey: route({
+    method: 'POST',
+    url: '/api-keys/:keyId/deactivate',
+    operationId: 'deactivateApiKey',
+    summary: 'Deactivate an API key',
+    tags: ['API keys'],
+    schema: {
+      params: object({ keyId: Uuid }),
+      response: { 200: object({ id: Type.String(), active: Type.Literal(false) }), ...AdminErrors },
+    },
+  }),
+  setSubscription: route({
+    method: 'PUT',
+    url: '/accounts/:accountId/subscription',
+    operationId: 'setSubscription',
+    summary: 'Start or stop the subscription; while stopped the public API answers 402',
+    tags: ['Accounts'],
+    schema: {
+      params: object({ accountId: Uuid }),
+      body: object({ active: Type.Boolean() }),
+      response: { 200: object({ active: Type.Boolean() }), ...AdminErrors },
+    },
+  }),
+} as const;

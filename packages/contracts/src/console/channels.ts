@@ -1,0 +1,202 @@
+// Console channels (DESIGN.md, Console API → Channel): every kind, its agent settings, engine, hours.
+import { Type, type Static, type TObject, type TOptional, type TProperties, type TUnsafe } from 'typebox';
+import { ErrorBody } from '../errors.ts';
+import { CHANNEL_KINDS, type ChannelKind } from '../public/channel-kinds.ts';
+import { route } from '../route.ts';
+import { nullable, object, stringEnum, Timestamp } from '../schema.ts';
+import { AgentSettings } from '../webhooks/events.ts';
+import { ConsoleErrors, Uuid } from './common.ts';
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+const Clock = (description: string) => Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$', description });
+
+/** Weekly hours in a time zone; outside them the agent is silent and the auto-reply is sent. */
+export const WorkingHours = object({
+  timeZone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Berlin' }),
+  intervals: Type.Array(
+    object({ day: stringEnum(WEEKDAYS), from: Clock('HH:MM, local time'), to: Clock('HH:MM, after `from`; 24:00 = midnight') }),
+    { maxItems: 70 },
+  ),
+});
+export type WorkingHours = Static<typeof WorkingHours>;
+
+const EngineKnowledgeBase = object({ kind: Type.Literal('knowledge-base') });
+const EngineOpenAiInput = object({
+  kind: Type.Literal('openai-compatible'),
+  baseUrl: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'e.g. https://api.openai.com/v1' }),
+  model: Type.String({ minLength: 1, maxLength: 200 }),
+  apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'write-only' })),
+});
+export const AgentEngineInput = Type.Union([EngineKnowledgeBase, EngineOpenAiInput]);
+export type AgentEngineInput = Static<typeof AgentEngineInput>;
+export const AgentEngineView = Type.Union([
+  EngineKnowledgeBase,
+  object({
+    kind: Type.Literal('openai-compatible'),
+    baseUrl: Type.String(),
+    model: Type.String(),
+    apiKeySet: Type.Boolean({ description: 'an API key is stored (it is never shown)' }),
+  }),
+]);
+export type AgentEngineView = Static<typeof AgentEngineView>;
+
+/** Credentials of each messenger kind (write-only). */
+export const ChannelCredentials = {
+  custom: undefined,
+  widget: undefined,
+  telegram: object({ botToken: Type.String({ pattern: '^[0-9]{3,20}:[A-Za-z0-9_-]{20,100}$', description: 'from BotFather' }) }),
+  whatsapp: object({
+    phoneNumberId: Type.String({ minLength: 1, maxLength: 100 }),
+    accessToken: Type.String({ minLength: 1, maxLength: 1000 }),
+    appSecret: Type.String({ minLength: 1, maxLength: 200 }),
+  }),
+  facebook: object({
+    pageId: Type.String({ minLength: 1, maxLength: 100 }),
+    pageAccessToken: Type.String({ minLength: 1, maxLength: 1000 }),
+    appSecret: Type.String({ minLength: 1, maxLength: 200 }),
+  }),
+  instagram: object({
+    accountId: Type.String({ minLength: 1, maxLength: 100 }),
+    accessToken: Type.String({ minLength: 1, maxLength: 1000 }),
+    appSecret: Type.String({ minLength: 1, maxLength: 200 }),
+  }),
+  viber: object({ authToken: Type.String({ minLength: 1, maxLength: 200 }) }),
+} as const;
+
+export const CHANNEL_NAME_MAX = 100;
+export const AUTO_REPLY_MAX = 2000;
+
+function optional<T extends TProperties>(properties: T) {
+  return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof T]: ReturnType<typeof Type.Optional<T[K]>>;
+  };
+}
+
+const editable = {
+  name: Type.String({ minLength: 1, maxLength: CHANNEL_NAME_MAX }),
+  webhookUrl: nullable(Type.String({ minLength: 1, maxLength: 2000, description: 'http or https URL' })),
+  webhookSecret: nullable(
+    Type.String({ minLength: 16, maxLength: 200, description: 'write-only; when set, deliveries are signed (Standard Webhooks)' }),
+  ),
+  disableAgentResponses: Type.Boolean(),
+  settings: object(optional(AgentSettings.properties), { description: 'changed fields only' }),
+  knowledgeBaseId: nullable(Uuid),
+  agentEngine: AgentEngineInput,
+  workingHours: nullable(WorkingHours),
+  autoReply: nullable(Type.String({ minLength: 1, maxLength: AUTO_REPLY_MAX })),
+};
+
+const { name, ...rest } = editable;
+
+// The static type covers every kind (credentials, when the kind has them, are string fields); the schema
+// of each kind is exact: messenger kinds require their own credentials, the others accept none.
+type WithCredentials<T extends TProperties> = TObject<T & { credentials: TOptional<TUnsafe<Record<string, string>>> }>;
+const connectProps = { name, ...optional(rest) };
+const updateProps = optional(editable);
+
+function connectBody(kind: ChannelKind): WithCredentials<typeof connectProps> {
+  const credentials = ChannelCredentials[kind];
+  const schema = object({ ...connectProps, ...(credentials ? { credentials } : {}) });
+  return schema as unknown as WithCredentials<typeof connectProps>;
+}
+function updateBody(kind: ChannelKind): WithCredentials<typeof updateProps> {
+  const credentials = ChannelCredentials[kind];
+  const schema = object({ ...updateProps, ...(credentials ? { credentials: Type.Optional(credentials) } : {}) });
+  return schema as unknown as WithCredentials<typeof updateProps>;
+}
+
+/** Channel, console view. Secrets (webhook secret, engine API key, messenger credentials) are never shown. */
+export const Channel = object({
+  id: Type.String({ description: 'API channel IDs start with `cc:`' }),
+  type: stringEnum(CHANNEL_KINDS),
+  name: Type.String(),
+  webhookUrl: nullable(Type.String()),
+  webhookSecretSet: Type.Boolean(),
+  disableAgentResponses: Type.Boolean(),
+  settings: AgentSettings,
+  knowledgeBaseId: nullable(Type.String()),
+  agentEngine: AgentEngineView,
+  workingHours: nullable(WorkingHours),
+  autoReply: nullable(Type.String()),
+  credentialsSet: Type.Boolean({ description: 'messenger credentials are stored' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Channel = Static<typeof Channel>;
+
+export type ConnectChannelBody = Static<WithCredentials<typeof connectProps>>;
+export type UpdateChannelBody = Static<WithCredentials<typeof updateProps>>;
+
+const TypeParam = stringEnum(CHANNEL_KINDS, { description: 'channel kind' });
+const ChannelId = Type.String({ minLength: 1, maxLength: 200 });
+
+function kindRoutes(kind: ChannelKind) {
+  return {
+    connect: route({
+      method: 'POST',
+      url: `/channel/${kind}/connect/`,
+      operationId: `connect_${kind}`,
+      summary: `Connect a ${kind} channel`,
+      tags: ['Channels'],
+      schema: { body: connectBody(kind), response: { 201: Channel, ...ConsoleErrors } },
+    }),
+    update: route({
+      method: 'PUT',
+      url: `/channel/${kind}/:id/`,
+      operationId: `update_${kind}`,
+      summary: `Change a ${kind} channel (partial)`,
+      tags: ['Channels'],
+      schema: { params: object({ id: ChannelId }), body: updateBody(kind), response: { 200: Channel, ...ConsoleErrors } },
+    }),
+  };
+}
+
+export const channelKindRoutes = Object.fromEntries(CHANNEL_KINDS.map((kind) => [kind, kindRoutes(kind)])) as {
+  [K in ChannelKind]: ReturnType<typeof kindRoutes>;
+};
+
+export const channelRoutes = {
+  getChannel: route({
+    method: 'GET',
+    url: '/channel/:type/:id/',
+    operationId: 'getChannel',
+    summary: 'A channel',
+    tags: ['Channels'],
+    schema: { params: object({ type: TypeParam, id: ChannelId }), response: { 200: Channel, ...ConsoleErrors } },
+  }),
+  deleteChannel: route({
+    method: 'DELETE',
+    url: '/channel/:type/:id/',
+    operationId: 'deleteChannel',
+    summary: 'Delete a channel with its chats',
+    tags: ['Channels'],
+    schema: {
+      params: object({ type: TypeParam, id: ChannelId }),
+      response: { 200: object({ success: Type.Literal(true) }), ...ConsoleErrors },
+    },
+  }),
+  listChannels: route({
+    method: 'GET',
+    url: '/channels/all/',
+    operationId: 'listChannels',
+    summary: "The account's channels",
+    tags: ['Channels'],
+    schema: { response: { 200: object({ channels: Type.Array(Channel) }), 401: ErrorBody } },
+  }),
+  testWebhook: route({
+    method: 'POST',
+    url: '/webhooks/:type/:id/test',
+    operationId: 'testWebhook',
+    summary: "Send a sample new_messages event to the channel's webhook URL",
+    description: '`success` is true when the receiver answered 2xx within 2 s; `status` is its HTTP status, null when none came.',
+    tags: ['Webhooks'],
+    schema: {
+      params: object({ type: TypeParam, id: ChannelId }),
+      response: {
+        200: object({ success: Type.Boolean(), status: nullable(Type.Integer()), error: Type.Optional(Type.String()) }),
+        ...ConsoleErrors,
+      },
+    },
+  }),
+} as const;

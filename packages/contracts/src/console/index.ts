@@ -1,0 +1,23 @@
+import type { RouteContract } from '../route.ts';
+import { authRoutes } from './auth.ts';
+import { channelKindRoutes, channelRoutes } from './channels.ts';
+import { deliveryRoutes } from './deliveries.ts';
+import { inboxRoutes } from './inbox.ts';
+import { knowledgeRoutes } from './knowledge.ts';
+
+export * from './auth.ts';
+export * from './channels.ts';
+export * from './common.ts';
+export * from './deliveries.ts';
+export * from './inbox.ts';
+export * from './knowledge.ts';
+
+/** Every route of the console API (`/console/v1`). */
+export const consoleRoutes: readonly RouteContract[] = [
+  ...Object.values(authRoutes),
+  ...Object.values(channelKindRoutes).flatMap((kind) => [kind.connect, kind.update]),
+  ...Object.values(channelRoutes),
+  ...Object.values(knowledgeRoutes),
+  ...Object.values(inboxRoutes),
+  ...Object.values(deliveryRoutes),
+];

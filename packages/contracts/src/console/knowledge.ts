@@ -1,0 +1,123 @@
+// Knowledge bases and their question-and-answer entries (the default agent answers from them).
+import { Type, type Static } from 'typebox';
+import { route } from '../route.ts';
+import { nullable, object, stringEnum, Timestamp } from '../schema.ts';
+import { AI_LANG_PATTERN } from '../webhooks/events.ts';
+import { ConsoleErrors, Uuid } from './common.ts';
+
+export const QUESTION_MAX = 1000;
+export const ANSWER_MAX = 10_000;
+
+export const KnowledgeBase = object({
+  id: Type.String(),
+  name: Type.String(),
+  language: Type.String({ description: 'language of the entries (ISO 639-1), used for full-text search' }),
+  entryCount: Type.Integer({ minimum: 0 }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type KnowledgeBase = Static<typeof KnowledgeBase>;
+
+export const KnowledgeEntry = object({
+  id: Type.String(),
+  knowledgeBaseId: Type.String(),
+  question: Type.String(),
+  answer: Type.String(),
+  source: stringEnum(['manual', 'correction'] as const),
+  messageId: nullable(Type.String({ description: 'the disliked agent reply a correction came from' })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type KnowledgeEntry = Static<typeof KnowledgeEntry>;
+
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Language = Type.String({ pattern: AI_LANG_PATTERN, maxLength: 16 });
+const Question = Type.String({ minLength: 1, maxLength: QUESTION_MAX });
+const Answer = Type.String({ minLength: 1, maxLength: ANSWER_MAX });
+const KbParams = object({ id: Uuid });
+const EntryParams = object({ id: Uuid, entryId: Uuid });
+
+export const knowledgeRoutes = {
+  createKnowledgeBase: route({
+    method: 'POST',
+    url: '/knowledge-bases',
+    operationId: 'createKnowledgeBase',
+    summary: 'Create a knowledge base',
+    tags: ['Knowledge bases'],
+    schema: {
+      body: object({ name: Name, language: Type.Optional(Language) }),
+      response: { 201: KnowledgeBase, ...ConsoleErrors },
+    },
+  }),
+  listKnowledgeBases: route({
+    method: 'GET',
+    url: '/knowledge-bases',
+    operationId: 'listKnowledgeBases',
+    summary: "The account's knowledge bases",
+    tags: ['Knowledge bases'],
+    schema: { response: { 200: object({ knowledgeBases: Type.Array(KnowledgeBase) }), ...ConsoleErrors } },
+  }),
+  updateKnowledgeBase: route({
+    method: 'PUT',
+    url: '/knowledge-bases/:id',
+    operationId: 'updateKnowledgeBase',
+    summary: 'Rename a knowledge base',
+    tags: ['Knowledge bases'],
+    schema: { params: KbParams, body: object({ name: Name }), response: { 200: KnowledgeBase, ...ConsoleErrors } },
+  }),
+  deleteKnowledgeBase: route({
+    method: 'DELETE',
+    url: '/knowledge-bases/:id',
+    operationId: 'deleteKnowledgeBase',
+    summary: 'Delete a knowledge base with its entries (channels using it are left without one)',
+    tags: ['Knowledge bases'],
+    schema: { params: KbParams, response: { 200: object({ success: Type.Literal(true) }), ...ConsoleErrors } },
+  }),
+  listEntries: route({
+    method: 'GET',
+    url: '/knowledge-bases/:id/entries',
+    operationId: 'listEntries',
+    summary: 'Entries of a knowledge base, newest first',
+    tags: ['Knowledge bases'],
+    schema: {
+      params: KbParams,
+      querystring: object({
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+        offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, default: 0 })),
+      }),
+      response: { 200: object({ entries: Type.Array(KnowledgeEntry), count: Type.Integer() }), ...ConsoleErrors },
+    },
+  }),
+  createEntry: route({
+    method: 'POST',
+    url: '/knowledge-bases/:id/entries',
+    operationId: 'createEntry',
+    summary: 'Add a question-and-answer entry',
+    tags: ['Knowledge bases'],
+    schema: {
+      params: KbParams,
+      body: object({ question: Question, answer: Answer }),
+      response: { 201: KnowledgeEntry, ...ConsoleErrors },
+    },
+  }),
+  updateEntry: route({
+    method: 'PUT',
+    url: '/knowledge-bases/:id/entries/:entryId',
+    operationId: 'updateEntry',
+    summary: 'Change an entry (partial)',
+    tags: ['Knowledge bases'],
+    schema: {
+      params: EntryParams,
+      body: object({ question: Type.Optional(Question), answer: Type.Optional(Answer) }),
+      response: { 200: KnowledgeEntry, ...ConsoleErrors },
+    },
+  }),
+  deleteEntry: route({
+    method: 'DELETE',
+    url: '/knowledge-bases/:id/entries/:entryId',
+    operationId: 'deleteEntry',
+    summary: 'Delete an entry',
+    tags: ['Knowledge bases'],
+    schema: { params: EntryParams, response: { 200: object({ success: Type.Literal(true) }), ...ConsoleErrors } },
+  }),
+} as const;

@@ -1,0 +1,14 @@
+import { chatRoutes } from './chats.ts';
+import { feedbackRoutes } from './feedback.ts';
+import { messageRoutes } from './messages.ts';
+import { tagRoutes } from './tags.ts';
+
+export * from './channel-kinds.ts';
+export * from './chats.ts';
+export * from './feedback.ts';
+export * from './messages.ts';
+export * from './scopes.ts';
+export * from './tags.ts';
+
+/** Every route of the public chat-agent API (`/api/v1`), the spec's area A. */
+export const publicRoutes = { ...chatRoutes, ...tagRoutes, ...messageRoutes, ...feedbackRoutes } as const;

@@ -1,0 +1,64 @@
+// Accounts and API keys: what the operator API (the provider's support) does.
+import { SCOPES, type Scope } from '@parley/contracts';
+import { Errors } from '../errors.ts';
+import type { Clock } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
+import { generateApiKey, hashPassword } from '../lib/secrets.ts';
+import type { AccountsStore } from './accounts-store.ts';
+import type { ApiKeyAuthenticator } from './api-key-auth.ts';
+
+export interface AccountsServiceDeps {
+  store: AccountsStore;
+  clock: Clock;
+  authenticator: Pick<ApiKeyAuthenticator, 'invalidate'>;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function createAccountsService({ store, clock, authenticator }: AccountsServiceDeps) {
+  async function requireAccount(accountId: string): Promise<void> {
+    if (!(await store.accountExists(accountId))) throw Errors.accountNotFound();
+  }
+
+  return {
+    async createAccount(input: { email: string; password: string }) {
+      const id = newId();
+      const email = normalizeEmail(input.email);
+      const passwordHash = await hashPassword(input.password);
+      if (!(await store.insertAccount({ id, email, passwordHash }))) throw Errors.accountExists();
+      return { id, email };
+    },
+
+    async issueApiKey(accountId: string, scopes: readonly Scope[] = SCOPES) {
+      await requireAccount(accountId);
+      const { key, hash, prefix } = generateApiKey();
+      const id = newId();
+      const ordered = SCOPES.filter((scope) => scopes.includes(scope));
+      await store.insertApiKey({ id, accountId, keyHash: hash, prefix, scopes: ordered });
+      return { id, key, scopes: ordered };
+    },
+
+    async listApiKeys(accountId: string) {
+      await requireAccount(accountId);
+      const keys = await store.listApiKeys(accountId);
+      return { keys: keys.map((k) => ({ ...k, scopes: k.scopes as Scope[], createdAt: k.createdAt.toISOString() })) };
+    },
+
+    async deactivateApiKey(keyId: string) {
+      if (!(await store.deactivateApiKey(keyId, clock.now()))) throw Errors.apiKeyNotFound();
+      authenticator.invalidate();
+      return { id: keyId, active: false as const };
+    },
+
+    async setSubscription(accountId: string, active: boolean) {
+      const state = await store.setSubscription(accountId, active, clock.now());
+      if (state === undefined) throw Errors.accountNotFound();
+      authenticator.invalidate();
+      return { active: state };
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

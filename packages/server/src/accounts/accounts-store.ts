@@ -1,0 +1,125 @@
+// SQL of accounts and API keys.
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { accounts, apiKeys, loginThrottle } from '../db/schema.ts';
+
+export interface KeyPrincipalRow {
+  keyId: string;
+  accountId: string;
+  scopes: string[];
+  active: boolean;
+  subscriptionActive: boolean | null;
+}
+
+export function createAccountsStore(db: Executor) {
+  return {
+    /** Inserts an account; returns false when the e-mail is taken. */
+    async insertAccount(row: { id: string; email: string; passwordHash: string }): Promise<boolean> {
+      try {
+        await db.insert(accounts).values(row);
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+
+    async accountExists(accountId: string): Promise<boolean> {
+      const rows = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
+      return rows.length > 0;
+    },
+
+    async findAccountByEmail(email: string) {
+      const [row] = await db.select().from(accounts).where(eq(accounts.email, email));
+      return row;
+    },
+
+    /** Returns the new state, or undefined when the account does not exist. */
+    async setSubscription(accountId: string, active: boolean, now: Date): Promise<boolean | undefined> {
+      const rows = await db
+        .update(accounts)
+        .set({ subscriptionActive: active, updatedAt: now })
+        .where(eq(accounts.id, accountId))
+        .returning({ active: accounts.subscriptionActive });
+      return rows[0]?.active;
+    },
+
+    async insertApiKey(row: { id: string; accountId: string; keyHash: string; prefix: string; scopes: string[] }) {
+      await db.insert(apiKeys).values(row);
+    },
+
+    async listApiKeys(accountId: string) {
+      return db
+        .select({
+          id: apiKeys.id,
+          prefix: apiKeys.prefix,
+          scopes: apiKeys.scopes,
+          active: apiKeys.active,
+          createdAt: apiKeys.createdAt,
+        })
+        .from(apiKeys)
+        .where(eq(apiKeys.accountId, accountId))
+        .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+    },
+
+    /** Deactivates a key (idempotent); false when no such key. */
+    async deactivateApiKey(keyId: string, now: Date): Promise<boolean> {
+      const rows = await db
+        .update(apiKeys)
+        .set({ active: false, deactivatedAt: sql`coalesce(${apiKeys.deactivatedAt}, ${now.toISOString()}::timestamptz)` })
+        .where(eq(apiKeys.id, keyId))
+        .returning({ id: apiKeys.id });
+      return rows.length > 0;
+    },
+
+    async loginThrottle(email: string) {
+      const [row] = await db.select().from(loginThrottle).where(eq(loginThrottle.email, email));
+      return row;
+    },
+
+    /**
+     * Counts one failed login in a window that starts at the first failure; the `max`-th failure in a window
+     * locks the e-mail until `now + lockMs`. One statement, so concurrent failures all count.
+     */
+    async recordLoginFailure(email: string, now: Date, windowMs: number, max: number, lockMs: number) {
+      const windowStart = new Date(now.getTime() - windowMs).toISOString();
+      const lockedUntil = new Date(now.getTime() + lockMs).toISOString();
+      const stale = sql`${loginThrottle.windowStartedAt} < ${windowStart}::timestamptz`;
+      const failures = sql`CASE WHEN ${stale} THEN 1 ELSE ${loginThrottle.failures} + 1 END`;
+      await db
+        .insert(loginThrottle)
+        .values({ email, failures: 1, windowStartedAt: now, lockedUntil: max <= 1 ? new Date(lockedUntil) : null })
+        .onConflictDoUpdate({
+          target: loginThrottle.email,
+          set: {
+            failures,
+            windowStartedAt: sql`CASE WHEN ${stale} THEN ${now.toISOString()}::timestamptz ELSE ${loginThrottle.windowStartedAt} END`,
+            lockedUntil: sql`CASE WHEN ${failures} >= ${max} THEN ${lockedUntil}::timestamptz ELSE ${loginThrottle.lockedUntil} END`,
+          },
+        });
+    },
+
+    async clearLoginFailures(email: string) {
+      await db.delete(loginThrottle).where(eq(loginThrottle.email, email));
+    },
+
+    /** The key with its account's subscription state, in one round trip (the gateway's hot path). */
+    async findKeyPrincipal(keyHash: string): Promise<KeyPrincipalRow | undefined> {
+      const [row] = await db
+        .select({
+          keyId: apiKeys.id,
+          accountId: apiKeys.accountId,
+          scopes: apiKeys.scopes,
+          active: apiKeys.active,
+          subscriptionActive: accounts.subscriptionActive,
+        })
+        .from(apiKeys)
+        .leftJoin(accounts, eq(accounts.id, apiKeys.accountId))
+        .where(eq(apiKeys.keyHash, keyHash));
+      return row;
+    },
+  };
+}
+
+export type AccountsStore = ReturnType<typeof createAccountsStore>;

@@ -1,0 +1,194 @@
+// buildApp: the whole HTTP application, from config and dependencies. No listen, no environment reads.
+import path from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { createAccountsService } from './accounts/accounts-service.ts';
+import { createAccountsStore } from './accounts/accounts-store.ts';
+import { createApiKeyAuthenticator } from './accounts/api-key-auth.ts';
+import { createConsoleAuth } from './accounts/console-auth.ts';
+import { createChannelsService } from './channels/channels-service.ts';
+import { createChannelsStore } from './channels/channels-store.ts';
+import { createChatsService } from './chats/chats-service.ts';
+import { createChatsStore } from './chats/chats-store.ts';
+import { createPetsService } from './demo/pets-service.ts';
+import { createPetsStore } from './demo/pets-store.ts';
+import { createFeedbackService } from './feedback/feedback-service.ts';
+import { createLocalFileStorage } from './files/file-storage.ts';
+import { filesPlugin } from './http/files-routes.ts';
+import { registerDeliveryRoutes } from './http/console/delivery-routes.ts';
+import { registerInboxRoutes } from './http/console/inbox-routes.ts';
+import { registerMessageRoutes } from './http/public/messages-routes.ts';
+import { createJobQueue } from './jobs/job-queue.ts';
+import { createMessagesService } from './messages/messages-service.ts';
+import { createMessagesStore } from './messages/messages-store.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { adminApi } from './http/admin/admin-routes.ts';
+import { registerChannelRoutes } from './http/console/channel-routes.ts';
+import { consoleApi } from './http/console/console-plugin.ts';
+import { demoApi } from './http/demo/demo-plugin.ts';
+import { registerKnowledgeRoutes } from './http/console/knowledge-routes.ts';
+import { docs } from './http/docs.ts';
+import { registerErrorHandler } from './http/error-handler.ts';
+import { registerChatRoutes } from './http/public/chats-routes.ts';
+import { gateway } from './http/public/gateway.ts';
+import { registerTagRoutes } from './http/public/tags-routes.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { createKnowledgeService } from './knowledge/knowledge-service.ts';
+import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { newId } from './lib/ids.ts';
+import { createTagsService } from './tags/tags-service.ts';
+import { createTagsStore } from './tags/tags-store.ts';
+import { createWebhookClient } from './webhooks/http-client.ts';
+import { createDeliveriesService } from './webhooks/deliveries-service.ts';
+import { createDeliveryStore } from './webhooks/delivery-store.ts';
+import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
+import { createUrlGuard } from './webhooks/url-guard.ts';
+
+export interface AppDeps {
+  config: Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> & {
+    deliveryRetentionDays?: number;
+    adminToken: string;
+    jwtSecret: string;
+  };
+  db: Database;
+  logger: FastifyBaseLogger;
+  clock?: Clock;
+  /** This process alone uses the database (PGlite): reservations a crash left behind are released at start. */
+  ownsDatabase?: boolean;
+  /** Run background jobs and webhook deliveries in this process (default true). */
+  workers?: boolean;
+  /** How long a looked-up API key is trusted (see api-key-auth.ts). */
+  apiKeyCacheTtlMs?: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, db, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+
+  const app = Fastify({
+    loggerInstance: logger,
+    // A caller's request id is reused when it is sane, so logs can be matched across systems.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId();
+    },
+    bodyLimit: 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandler(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined;
+  if (redis) {
+    redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+    app.addHook('onClose', async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+  }
+
+  const urlGuard = createUrlGuard({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  const webhookClient = createWebhookClient(urlGuard);
+  app.addHook('onClose', () => webhookClient.close());
+  const deliveryStore = createDeliveryStore(db);
+  const deliveryWorker = createDeliveryWorker({
+    store: deliveryStore,
+    client: webhookClient,
+    logger,
+    ownsDatabase: deps.ownsDatabase ?? false,
+    retentionMs: (config.deliveryRetentionDays ?? 7) * 24 * 60 * 60_000,
+  });
+  const eventsCommitted = () => deliveryWorker.wake();
+  const deliveriesService = createDeliveriesService({ store: deliveryStore, channels: createChannelsStore(db), wake: eventsCommitted });
+
+  const accountsStore = createAccountsStore(db);
+  const authenticator = createApiKeyAuthenticator({ store: accountsStore, cacheTtlMs: deps.apiKeyCacheTtlMs ?? 2_000 });
+  const accounts = createAccountsService({ store: accountsStore, clock, authenticator });
+  const jobs = createJobQueue({
+    db,
+    logger,
+    handlers: {
+      'chat.setTaskStatus': async ({ accountId, chatId, done }) => {
+        await chats.applyTaskStatus(accountId, chatId, done, { type: 'api', operatorEmail: null });
+      },
+    },
+  });
+  const chats = createChatsService({
+    db,
+    chatsStore: createChatsStore,
+    channelsStore: createChannelsStore,
+    queue: jobs,
+    clock,
+    eventsCommitted,
+  });
+  const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
+  const messages = createMessagesService({
+    db,
+    files: { storage: fileStorage, publicUrl: config.publicUrl },
+    messagesStore: createMessagesStore,
+    chatsStore: createChatsStore,
+    channelsStore: createChannelsStore,
+    clock,
+    eventsCommitted,
+  });
+  const tags = createTagsService({ store: createTagsStore(db) });
+  const consoleAuth = createConsoleAuth({ store: accountsStore, clock, jwtSecret: config.jwtSecret });
+  const knowledge = createKnowledgeService({ store: createKnowledgeStore(db), clock });
+  const feedback = createFeedbackService({
+    db,
+    messagesStore: createMessagesStore,
+    chatsStore: createChatsStore,
+    channelsStore: createChannelsStore,
+    knowledge: (executor) => createKnowledgeService({ store: createKnowledgeStore(executor), clock }),
+  });
+  const channels = createChannelsService({ store: createChannelsStore(db), clock, urlGuard, webhookClient });
+
+  app.get('/healthz', async () => {
+    await db.execute('select 1');
+    return { status: 'ok' };
+  });
+
+  await app.register(docs);
+  await app.register(filesPlugin, { storage: fileStorage });
+  await app.register(adminApi, { prefix: '/admin/v1', adminToken: config.adminToken, accounts });
+  await app.register(consoleApi, {
+    prefix: '/console/v1',
+    auth: consoleAuth,
+    routes: (api) => {
+      registerChannelRoutes(api, channels);
+      registerKnowledgeRoutes(api, knowledge);
+      registerInboxRoutes(api, chats, messages);
+      registerDeliveryRoutes(api, deliveriesService);
+    },
+  });
+  await app.register(gateway, {
+    prefix: '/api/v1',
+    authenticator,
+    rateLimitMax: config.rateLimitMax,
+    redis,
+    routes: (api) => {
+      registerChatRoutes(api, chats);
+      registerTagRoutes(api, tags);
+      registerMessageRoutes(api, messages, feedback);
+    },
+  });
+  await app.register(demoApi, { prefix: '/demo/v1', authenticator, pets: createPetsService({ db, petsStore: createPetsStore }) });
+
+  // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.
+  if (deps.workers ?? true) {
+    app.addHook('onReady', async () => {
+      jobs.start();
+      await deliveryWorker.start();
+    });
+    app.addHook('preClose', async () => {
+      await Promise.all([jobs.stop(), deliveryWorker.stop()]);
+    });
+  }
+  return app;
+}

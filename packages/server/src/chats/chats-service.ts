@@ -1,0 +1,211 @@
+// Chats: the list and the state machines of the spec's States and transitions (read, task status, ban,
+// pause). A status change writes its dialog_status_changed event in the same transaction.
+import type { AgentSettings, Chat, ChannelKind, ListChatsQuery } from '@parley/contracts';
+import type { ChannelsStore } from '../channels/channels-store.ts';
+import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
+import type { Database, Executor } from '../db/client.ts';
+import { Errors } from '../errors.ts';
+import { recordEvent, type EventsCommitted } from '../events/outbox.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { Clock } from '../lib/clock.ts';
+import { isUuid, newId } from '../lib/ids.ts';
+import { dialogStatusChangedEvent, webhookChat, type TaskStatusSource } from '../webhooks/payloads.ts';
+import type { ChatListFilter, ChatListPage, ChatRow, ChatsStore, TagCount } from './chats-store.ts';
+
+export interface ChatsServiceDeps {
+  db: Database;
+  chatsStore: (executor: Executor) => ChatsStore;
+  channelsStore: (executor: Executor) => Pick<ChannelsStore, 'find'>;
+  queue: Pick<JobQueue, 'enqueue' | 'wake'>;
+  clock: Clock;
+  eventsCommitted?: EventsCommitted;
+}
+
+/** `tag=a,b` → chats having all of them; blank names are ignored. */
+export function parseTagFilter(tag: string | undefined): string[] {
+  if (tag === undefined) return [];
+  return tag
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+}
+
+/** The channel's agent settings now: the `settings` object of webhook payloads. */
+export async function settingsOf(executor: Executor, channelsStore: ChatsServiceDeps['channelsStore'], chat: ChatRow): Promise<AgentSettings> {
+  const channel = await channelsStore(executor).find(chat.accountId, chat.channelId);
+  return { ...DEFAULT_SETTINGS, ...channel?.settings };
+}
+
+/** What the store is asked for one list request; the tags found, rarest first. */
+export interface ListArguments {
+  filter: ChatListFilter;
+  page: ChatListPage;
+  tags: TagCount[];
+}
+
+/** The store's arguments for a list query; undefined when a tag name is none of the account's (no chat matches). */
+export async function listArguments(
+  store: Pick<ChatsStore, 'findTags'>,
+  accountId: string,
+  query: ListChatsQuery,
+): Promise<ListArguments | undefined> {
+  const names = [...new Set(parseTagFilter(query.tag))];
+  const tags = names.length > 0 ? await store.findTags(accountId, names) : [];
+  if (tags.length < names.length) return undefined;
+  // The rarest tag's chats are read in list order and the others checked per chat (chats-store.ts).
+  tags.sort((a, b) => a.chatCount - b.chatCount);
+  const filter: ChatListFilter = {
+    accountId,
+    channelKind: query.channelName,
+    channelId: query.channelId,
+    taskDone: query.complitedTask,
+    tagIds: tags.map((tag) => tag.id),
+  };
+  return { filter, page: { limit: query.limit ?? 500, offset: query.offset ?? 0 }, tags };
+}
+
+/**
+ * `count` of the chat list, without counting rows where it can: a page that is not full ends the list; without
+ * tags chat_counts has it; a tag alone has its chat_count (several tags alone: the smallest, which the spec allows
+ * since it may include chats having only some of them). Only tags combined with other filters are counted.
+ */
+async function listCount(store: ChatsStore, { filter, page, tags }: ListArguments, rows: number): Promise<number> {
+  if (rows < page.limit && (rows > 0 || page.offset === 0)) return page.offset + rows;
+  if (tags.length === 0) return store.countFromCounters(filter);
+  const onlyTags = filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined;
+  if (onlyTags) return Math.min(...tags.map((tag) => tag.chatCount));
+  return store.countMatching(filter);
+}
+
+export function createChatsService({ db, chatsStore, channelsStore, queue, clock, eventsCommitted = () => {} }: ChatsServiceDeps) {
+  const store = chatsStore(db);
+
+  async function requireChat(accountId: string, chatId: string): Promise<ChatRow> {
+    const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
+    if (!chat) throw Errors.chatNotFound();
+    return chat;
+  }
+
+  /**
+   * Sets the task status; when it actually changes, writes dialog_status_changed in the same transaction.
+   * Returns whether it changed.
+   */
+  async function applyTaskStatus(
+    accountId: string,
+    chatId: string,
+    done: boolean,
+    source: TaskStatusSource,
+  ): Promise<boolean> {
+    const changed = await db.transaction(async (tx) => {
+      const now = clock.now();
+      const chat = await chatsStore(tx).setTaskDone(accountId, chatId, done, now);
+      if (!chat) return false;
+      const payload = dialogStatusChangedEvent({
+        eventId: newId(),
+        chat: webhookChat(chat),
+        settings: await settingsOf(tx, channelsStore, chat),
+        done,
+        source,
+        at: now,
+      });
+      await recordEvent(tx, { accountId, channelId: chat.channelId, chatId, payload });
+      return true;
+    });
+    if (changed) eventsCommitted();
+    return changed;
+  }
+
+  return {
+    applyTaskStatus,
+
+    async listChats(accountId: string, query: ListChatsQuery): Promise<{ chats: Chat[]; count: number }> {
+      const args = await listArguments(store, accountId, query);
+      // A name the account has no tag of: no chat has all of them.
+      if (!args) return { chats: [], count: 0 };
+      const rows = await store.list(args.filter, args.page);
+      const count = await listCount(store, args, rows.length);
+      const userTags = new Map<string, Chat['userTags']>();
+      for (const { chatId, id, name } of await store.tagsOf(rows.map((row) => row.chat.id))) {
+        const ofChat = userTags.get(chatId) ?? [];
+        ofChat.push({ tags: { id, name } });
+        userTags.set(chatId, ofChat);
+      }
+      const chats = rows.map(({ chat, channelName }): Chat => ({
+        id: chat.id,
+        uniqueId: chat.uniqueId,
+        channelName: chat.channelKind as ChannelKind,
+        channelId: chat.channelId,
+        channelSettingsName: channelName,
+        chatId: chat.externalChatId,
+        dialogName: chat.dialogName,
+        text: chat.lastText,
+        lastMessageDate: chat.lastMessageAt.toISOString(),
+        unreadCount: chat.unreadCount,
+        customUnread: chat.customUnread,
+        isTriggered: chat.taskDone,
+        paused: chat.paused,
+        isGroup: chat.isGroup,
+        email: chat.email,
+        photo_100: chat.photoUrl,
+        userTags: userTags.get(chat.id) ?? [],
+        createdAt: chat.createdAt.toISOString(),
+        updatedAt: chat.updatedAt.toISOString(),
+      }));
+      return { chats, count };
+    },
+
+    /** All messages read: unreadCount 0 and the unread flag cleared (DESIGN.md decision). */
+    async read(accountId: string, chatId: string) {
+      await requireChat(accountId, chatId);
+      await store.update(accountId, chatId, { unreadCount: 0, customUnread: false, updatedAt: clock.now() });
+      return { id: chatId, success: true as const };
+    },
+
+    async unread(accountId: string, chatId: string) {
+      await requireChat(accountId, chatId);
+      await store.update(accountId, chatId, { customUnread: true, updatedAt: clock.now() });
+      return { id: chatId, success: true as const };
+    },
+
+    /** done/undone of the public API: checked now, applied by a background job (202); 503 if it cannot be queued. */
+    async requestTaskStatus(accountId: string, chatId: string, done: boolean) {
+      await requireChat(accountId, chatId);
+      try {
+        await queue.enqueue(db, 'chat.setTaskStatus', { accountId, chatId, done });
+      } catch {
+        throw Errors.notQueued();
+      }
+      queue.wake();
+      return { id: chatId, success: true as const };
+    },
+
+    async ban(accountId: string, uniqueId: string) {
+      if (await store.setBanned(accountId, uniqueId, true, clock.now())) return { success: true as const };
+      if (!(await store.findByUniqueId(accountId, uniqueId))) throw Errors.chatNotFound();
+      throw Errors.chatAlreadyBanned();
+    },
+
+    async unban(accountId: string, uniqueId: string) {
+      if (await store.setBanned(accountId, uniqueId, false, clock.now())) return { success: true as const };
+      if (!(await store.findByUniqueId(accountId, uniqueId))) throw Errors.chatNotFound();
+      throw Errors.chatNotBanned();
+    },
+
+    /** Console: pause or resume the agent in a chat (the only transitions of `paused`, DESIGN.md). */
+    async setPaused(accountId: string, chatId: string, paused: boolean) {
+      const chat = isUuid(chatId) ? await store.update(accountId, chatId, { paused, updatedAt: clock.now() }) : undefined;
+      if (!chat) throw Errors.consoleChatNotFound();
+      return { id: chat.id, paused: chat.paused };
+    },
+
+    /** Console: a team member sets the task status; a real change is reported with source manual. */
+    async setStatusManually(accountId: string, chatId: string, status: 'done' | 'not_done', operatorEmail: string) {
+      const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
+      if (!chat) throw Errors.consoleChatNotFound();
+      await applyTaskStatus(accountId, chatId, status === 'done', { type: 'manual', operatorEmail });
+      return { id: chatId, status };
+    },
+  };
+}
+
+export type ChatsService = ReturnType<typeof createChatsService>;

@@ -1,0 +1,107 @@
+// Environment → typed, validated configuration (DESIGN.md, Operational contract). Read once, at start.
+import path from 'node:path';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** Operator API token; when unset, main generates one and keeps it in DATA_DIR. */
+  adminToken: string | undefined;
+  publicUrl: string;
+  webhookAllowPrivateNetworks: boolean;
+  /** Console token signing key; when unset, generated and kept in DATA_DIR. */
+  jwtSecret: string | undefined;
+  rateLimitMax: number;
+  /** Delivered webhook deliveries are pruned after this many days (failed ones are kept for redelivery). */
+  deliveryRetentionDays: number;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new ConfigError(name, `must be "true" or "false" (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: readonly string[], secret: boolean): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !protocols.includes(parsed.protocol)) {
+    // A connection URL may hold a password: never echo it.
+    const shown = secret ? '' : ` (got "${raw}")`;
+    throw new ConfigError(name, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}${shown}`);
+  }
+  return raw;
+}
+
+function secret(env: Env, name: string, minLength: number): string | undefined {
+  const raw = text(env, name);
+  if (raw !== undefined && raw.length < minLength) {
+    throw new ConfigError(name, `must be at least ${minLength} characters long`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:'], false);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    port,
+    host,
+    dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),
+    adminToken: secret(env, 'ADMIN_TOKEN', 32),
+    publicUrl: (publicUrl ?? `http://${urlHost}:${port}`).replace(/\/+$/, ''),
+    webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    jwtSecret: secret(env, 'JWT_SECRET', 32),
+    rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 300, 1, 1_000_000_000),
+    deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 7, 1, 3650),
+    logLevel: logLevel as LogLevel,
+  };
+}

@@ -1,0 +1,414 @@
+// The one Drizzle schema. IDs are generated in application code (UUIDv7), so the SQL runs unchanged on
+// PostgreSQL 15+ and on PGlite.
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow();
+
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: uuid('id').primaryKey(),
+    /** Stored lower-cased: one account per e-mail whatever its case. */
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    subscriptionActive: boolean('subscription_active').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('accounts_email_key').on(t.email)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the key, hex. The key itself is never stored. */
+    keyHash: text('key_hash').notNull(),
+    /** First characters of the key, for display. */
+    prefix: text('prefix').notNull(),
+    scopes: text('scopes').array().notNull(),
+    active: boolean('active').notNull().default(true),
+    createdAt: createdAt(),
+    deactivatedAt: timestamp('deactivated_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_account_id_idx').on(t.accountId)],
+);
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/** Agent settings as stored (spec, Webhook settings object). */
+export interface StoredAgentSettings {
+  behavior: string;
+  role: string;
+  task: string;
+  greeting: string;
+  isActive: boolean;
+  aiLang: string;
+}
+export type StoredAgentEngine = { kind: 'knowledge-base' } | { kind: 'openai-compatible'; baseUrl: string; model: string };
+export interface StoredWorkingHours {
+  timeZone: string;
+  intervals: { day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'; from: string; to: string }[];
+}
+
+export const knowledgeBases = pgTable(
+  'knowledge_bases',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** ISO 639-1 code; picks the PostgreSQL text-search configuration of the entries. */
+    language: text('language').notNull().default('en'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('knowledge_bases_account_id_idx').on(t.accountId)],
+);
+
+export const knowledgeEntries = pgTable(
+  'knowledge_entries',
+  {
+    id: uuid('id').primaryKey(),
+    knowledgeBaseId: uuid('knowledge_base_id')
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    question: text('question').notNull(),
+    answer: text('answer').notNull(),
+    /** `manual` (typed in the console) or `correction` (from a disliked reply). */
+    source: text('source').notNull().default('manual'),
+    /** The disliked agent reply a correction came from. */
+    messageId: text('message_id'),
+    /** Question (weight A) and answer (weight B) in the base's text-search configuration; set by the store. */
+    search: tsvector('search').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('knowledge_entries_base_created_idx').on(t.knowledgeBaseId, t.createdAt.desc(), t.id.desc()),
+    index('knowledge_entries_search_idx').using('gin', t.search),
+    check('knowledge_entries_source_check', sql`${t.source} in ('manual', 'correction')`),
+  ],
+);
+
+export const channels = pgTable(
+  'channels',
+  {
+    /** API channels: `cc:` + random token; other kinds: a UUIDv7. */
+    id: text('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    webhookUrl: text('webhook_url'),
+    /** Standard Webhooks signing secret (write-only in the console). */
+    webhookSecret: text('webhook_secret'),
+    disableAgentResponses: boolean('disable_agent_responses').notNull().default(false),
+    settings: jsonb('settings').$type<StoredAgentSettings>().notNull(),
+    knowledgeBaseId: uuid('knowledge_base_id').references(() => knowledgeBases.id, { onDelete: 'set null' }),
+    agentEngine: jsonb('agent_engine').$type<StoredAgentEngine>().notNull(),
+    /** API key of the openai-compatible engine (write-only in the console). */
+    agentApiKey: text('agent_api_key'),
+    /** Messenger credentials (write-only in the console). */
+    credentials: jsonb('credentials').$type<Record<string, string>>(),
+    workingHours: jsonb('working_hours').$type<StoredWorkingHours>(),
+    autoReply: text('auto_reply'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('channels_account_id_idx').on(t.accountId, t.createdAt)],
+);
+
+/** Failed console logins per e-mail (throttling survives restarts and is shared by processes). */
+export const loginThrottle = pgTable('login_throttle', {
+  email: text('email').primaryKey(),
+  failures: integer('failures').notNull(),
+  windowStartedAt: timestamp('window_started_at', { withTimezone: true, precision: 3 }).notNull(),
+  lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+});
+
+export const chats = pgTable(
+  'chats',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    /** Channel kind, copied from the channel: the list filters on it without a join. */
+    channelKind: text('channel_kind').notNull(),
+    /** Chat ID in the messenger, or the caller's externalChatId for the API channel. */
+    externalChatId: text('external_chat_id').notNull(),
+    /** Chat key (ban, unban, webhook payloads). */
+    uniqueId: text('unique_id').notNull(),
+    dialogName: text('dialog_name').notNull(),
+    lastText: text('last_text').notNull().default(''),
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    unreadCount: integer('unread_count').notNull().default(0),
+    customUnread: boolean('custom_unread').notNull().default(false),
+    /** Task status: true = done (`isTriggered`). */
+    taskDone: boolean('task_done').notNull().default(false),
+    paused: boolean('paused').notNull().default(false),
+    banned: boolean('banned').notNull().default(false),
+    isGroup: boolean('is_group').notNull().default(false),
+    email: text('email'),
+    photoUrl: text('photo_url'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('chats_channel_external_key').on(t.channelId, t.externalChatId),
+    uniqueIndex('chats_account_unique_id_key').on(t.accountId, t.uniqueId),
+    // The chat list: newest activity first, with or without a filter. Each holds the page's columns, so a page
+    // (and the rows an offset skips) is read from the index alone (chats-store.ts).
+    index('chats_account_activity_idx').on(t.accountId, t.lastMessageAt.desc(), t.id.desc()),
+    index('chats_account_kind_activity_idx').on(t.accountId, t.channelKind, t.lastMessageAt.desc(), t.id.desc()),
+    index('chats_account_channel_activity_idx').on(t.accountId, t.channelId, t.lastMessageAt.desc(), t.id.desc()),
+    index('chats_account_done_activity_idx')
+      .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
+      .where(sql`${t.taskDone}`),
+  ],
+);
+
+export const tags = pgTable(
+  'tags',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** Chats having the tag: kept by triggers on chat_tags (migration chat_list_indexes), read as the list's `count`. */
+    chatCount: integer('chat_count').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('tags_account_name_key').on(t.accountId, t.name),
+    check('tags_name_not_empty', sql`length(${t.name}) > 0`),
+  ],
+);
+
+export const chatTags = pgTable(
+  'chat_tags',
+  {
+    tagId: uuid('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    /**
+     * The chat's `last_message_at`, copied by triggers (migration chat_list_indexes) on every insert here and every
+     * change of the chat, so a tag's chats are read newest first from one index. The default is a placeholder only.
+     */
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 })
+      .notNull()
+      .default(sql`'-infinity'`),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tagId, t.chatId] }),
+    index('chat_tags_chat_id_idx').on(t.chatId),
+    // The chat list filtered by tag: the tag's chats, newest activity first.
+    index('chat_tags_tag_activity_idx').on(t.tagId, t.lastMessageAt.desc(), t.chatId.desc()),
+  ],
+);
+
+/**
+ * Chats per channel, and how many of them are done: kept by triggers on chats (migration chat_list_indexes), so
+ * the chat list's `count` is a sum over an account's few rows instead of a count over its chats.
+ */
+export const chatCounts = pgTable(
+  'chat_counts',
+  {
+    accountId: uuid('account_id').notNull(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    channelKind: text('channel_kind').notNull(),
+    chats: integer('chats').notNull().default(0),
+    doneChats: integer('done_chats').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.channelId, t.channelKind] })],
+);
+
+export interface StoredAttachment {
+  contentType: string;
+  url: string;
+  fileSize: number;
+  name: string;
+  /** image | audio | other: how the agent treats it (audio = a voice message). */
+  kind: 'image' | 'audio' | 'other';
+}
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    /** `user` (customer) or `assistant` (the agent or the team). */
+    role: text('role').notNull(),
+    /** Who wrote it: `customer`, `agent` (an agent reply: the only kind that can be rated), `team` (Inbox), `api` (a team reply recorded through the API). */
+    origin: text('origin').notNull(),
+    senderName: text('sender_name'),
+    text: text('text').notNull(),
+    attachments: jsonb('attachments').$type<StoredAttachment[]>().notNull().default([]),
+    /** The caller's `messageId`: a repeat in the same chat is ignored. */
+    externalId: text('external_id'),
+    /** `liked` or `disliked` (agent replies only). */
+    rating: text('rating'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('messages_chat_created_idx').on(t.chatId, t.createdAt, t.id),
+    uniqueIndex('messages_chat_external_id_key').on(t.chatId, t.externalId).where(sql`${t.externalId} is not null`),
+    check('messages_role_check', sql`${t.role} in ('user', 'assistant')`),
+    check('messages_origin_check', sql`${t.origin} in ('customer', 'agent', 'team', 'api')`),
+    check('messages_rating_check', sql`${t.rating} in ('liked', 'disliked')`),
+  ],
+);
+
+/** Transactional outbox: every event is written in the transaction of the change it describes. */
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id'),
+    /** new_messages | task_trigger | dialog_status_changed */
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('events_channel_created_idx').on(t.channelId, t.createdAt), index('events_chat_idx').on(t.chatId)],
+);
+
+/** Durable background jobs (done/undone commands now; agent replies later). */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: uuid('id').primaryKey(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').notNull(),
+    runAt: timestamp('run_at', { withTimezone: true, precision: 3 }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('jobs_run_at_idx').on(t.runAt)],
+);
+
+/**
+ * Webhook deliveries: one per event and channel webhook, created with the event (same transaction).
+ * `id` is the Standard Webhooks `webhook-id`, stable across the retries of one delivery.
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id').notNull(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    /** pending | delivered | failed */
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('deliveries_channel_created_idx').on(t.channelId, t.createdAt.desc()),
+    check('deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),
+  ],
+);
+
+/** Every attempt of a delivery: when, how long, what the receiver answered. */
+export const deliveryAttempts = pgTable(
+  'delivery_attempts',
+  {
+    id: uuid('id').primaryKey(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => deliveries.id, { onDelete: 'cascade' }),
+    number: integer('number').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }).notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+  },
+  (t) => [index('delivery_attempts_delivery_idx').on(t.deliveryId, t.number)],
+);
+
+/**
+ * The demo animal catalog (`/demo/v1`, spec area B): each account's own animals. IDs come from one identity
+ * sequence; bigint mode keeps int64 values above 2^53 exact (`category_id` is whatever int64 the caller gives).
+ */
+export const pets = pgTable(
+  'pets',
+  {
+    id: bigint('id', { mode: 'bigint' }).primaryKey().generatedAlwaysAsIdentity(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    categoryId: bigint('category_id', { mode: 'bigint' }).notNull(),
+    status: text('status').$type<'available' | 'pending' | 'sold'>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // The list: an account's animals by id, from a cursor.
+    index('pets_account_id_idx').on(t.accountId, t.id),
+    check('pets_status_check', sql`${t.status} in ('available', 'pending', 'sold')`),
+    check('pets_name_not_empty', sql`length(${t.name}) > 0`),
+  ],
+);
+
+/** Accounts whose demo catalog was seeded: written in the seed's transaction, so the seed happens once. */
+export const demoSeeds = pgTable('demo_seeds', {
+  accountId: uuid('account_id')
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  seededAt: timestamp('seeded_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});

@@ -1,0 +1,104 @@
+// Domain errors: values with a stable identity and the spec's exact message. The one error handler
+// (http/error-handler.ts) turns them into a status and a body; nothing else builds error responses.
+// `key` and `params` let the console translate the message (UserLang); the English text is `message`.
+import { AuthMessages } from '@parley/contracts';
+
+/** `auth`: body `{ message, code }` (authentication and rate limit); `default`: `{ message, statusCode }`. */
+export type ErrorBodyKind = 'auth' | 'default';
+export type ErrorParams = Readonly<Record<string, string | number>>;
+
+export class DomainError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly bodyKind: ErrorBodyKind = 'default',
+    readonly key: string = 'error',
+    readonly params: ErrorParams = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+const auth = (status: number, message: string) => () => new DomainError(status, message, 'auth');
+const plain = (status: number, key: string, message: string) => () =>
+  new DomainError(status, message, 'default', key);
+
+export const Errors = {
+  // Spec, Authentication → authentication errors; Limits → rate response.
+  unauthorized: auth(401, AuthMessages.unauthorized),
+  paymentRequired: auth(402, AuthMessages.paymentRequired),
+  keyNotActive: auth(403, AuthMessages.keyNotActive),
+  forbiddenScope: auth(403, AuthMessages.forbidden),
+  keyNotFound: auth(404, AuthMessages.keyNotFound),
+  tooManyRequests: auth(429, AuthMessages.tooManyRequests),
+  // Spec, Errors → Messages by condition (public API).
+  chatNotFound: plain(400, 'chatNotFound', 'Chat not found'),
+  tagNotFound: plain(400, 'tagNotFound', 'Tag not found'),
+  tagAlreadyExist: plain(400, 'tagAlreadyExist', 'Tag already exist'),
+  chatAlreadyBanned: plain(400, 'chatAlreadyBanned', 'Chat already banned'),
+  chatNotBanned: plain(400, 'chatNotBanned', 'Chat not banned'),
+  messageNotFound: plain(400, 'messageNotFound', 'Message not found'),
+  messageAlreadyDisliked: plain(400, 'messageAlreadyDisliked', 'Message already disliked'),
+  messageAlreadyLiked: plain(400, 'messageAlreadyLiked', 'Message already liked'),
+  knowledgeBaseNotConnected: plain(400, 'knowledgeBaseNotConnected', 'Knowledge base not connected'),
+  notQueued: plain(503, 'notQueued', 'The command could not be queued; retry later'),
+  tooManyFiles: plain(400, 'tooManyFiles', 'At most 10 files per message'),
+  fileTooLarge: plain(413, 'fileTooLarge', 'File too large: at most 10 MB per file'),
+  fileTypeNotAccepted: (name: string) =>
+    new DomainError(400, `File type not accepted: ${name}`, 'default', 'fileTypeNotAccepted', { name }),
+  multipartField: (message: string) => new DomainError(400, message, 'default', 'multipartField'),
+  // Operator API.
+  adminUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
+  accountExists: plain(409, 'accountExists', 'An account with this e-mail already exists'),
+  accountNotFound: plain(404, 'accountNotFound', 'Account not found'),
+  apiKeyNotFound: plain(404, 'apiKeyNotFound', 'API key not found'),
+  // Console API.
+  consoleUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
+  invalidCredentials: plain(401, 'invalidCredentials', 'Invalid e-mail or password'),
+  loginLocked: (minutes: number) =>
+    new DomainError(
+      429,
+      `Too many failed logins for this e-mail; try again in ${minutes} min`,
+      'default',
+      'loginLocked',
+      { minutes },
+    ),
+  channelNotFound: plain(404, 'channelNotFound', 'Channel not found'),
+  consoleChatNotFound: plain(404, 'consoleChatNotFound', 'Chat not found'),
+  unknownChannelKind: (kind: string, kinds: readonly string[]) =>
+    new DomainError(400, `Unknown channel kind "${kind}"; use one of: ${kinds.join(', ')}`, 'default', 'unknownChannelKind', {
+      kind,
+      kinds: kinds.join(', '),
+    }),
+  knowledgeBaseNotFound: plain(404, 'knowledgeBaseNotFound', 'Knowledge base not found'),
+  knowledgeBaseRefNotFound: plain(400, 'knowledgeBaseRefNotFound', 'knowledgeBaseId: knowledge base not found'),
+  entryNotFound: plain(404, 'entryNotFound', 'Entry not found'),
+  invalidTimeZone: (timeZone: string) =>
+    new DomainError(400, `workingHours.timeZone: unknown time zone "${timeZone}"`, 'default', 'invalidTimeZone', {
+      timeZone,
+    }),
+  invalidInterval: (index: number) =>
+    new DomainError(
+      400,
+      `workingHours.intervals[${index}]: "from" must be before "to"`,
+      'default',
+      'invalidInterval',
+      { index },
+    ),
+  webhookUrlInvalid: plain(400, 'webhookUrlInvalid', 'webhookUrl must be an http or https URL'),
+  webhookUrlPrivate: (address: string) =>
+    new DomainError(
+      400,
+      `webhookUrl points to a private, loopback or link-local address (${address}); use a public URL`,
+      'default',
+      'webhookUrlPrivate',
+      { address },
+    ),
+  webhookUrlUnresolvable: (host: string) =>
+    new DomainError(400, `webhookUrl host "${host}" cannot be resolved`, 'default', 'webhookUrlUnresolvable', { host }),
+  webhookNotSet: plain(400, 'webhookNotSet', 'The channel has no webhook URL'),
+  deliveryNotFound: plain(404, 'deliveryNotFound', 'Delivery not found'),
+  deliveryPending: plain(400, 'deliveryPending', 'The delivery is still pending'),
+  invalidRange: plain(400, 'invalidRange', '"from" must be before "to"'),
+} as const;

@@ -1,0 +1,36 @@
+// The transactional outbox: events are written in the transaction of the change they describe, with a
+// pending webhook delivery when the channel has a webhook URL, so nothing is sent for a change that rolled
+// back and nothing is lost for one that committed. After the commit, `committed()` wakes the delivery worker.
+import type { WebhookEvent } from '@parley/contracts';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { channels, deliveries, events } from '../db/schema.ts';
+import { newId } from '../lib/ids.ts';
+
+export interface OutboxEvent {
+  accountId: string;
+  channelId: string;
+  chatId: string | null;
+  payload: WebhookEvent;
+}
+
+/** Called after a transaction that recorded events has committed. */
+export type EventsCommitted = () => void;
+
+export async function recordEvent(executor: Executor, event: OutboxEvent): Promise<string> {
+  const id = newId();
+  await executor.insert(events).values({
+    id,
+    accountId: event.accountId,
+    channelId: event.channelId,
+    chatId: event.chatId,
+    kind: event.payload.event,
+    payload: event.payload,
+  });
+  await executor.execute(
+    sql`INSERT INTO ${deliveries} (id, event_id, account_id, channel_id, next_attempt_at)
+        SELECT ${newId()}, ${id}, ${event.accountId}, ${channels.id}, now() FROM ${channels}
+        WHERE ${channels.id} = ${event.channelId} AND ${channels.webhookUrl} IS NOT NULL`,
+  );
+  return id;
+}

@@ -1,0 +1,47 @@
+// Operator API (`/admin/v1`, DESIGN.md): the provider's support issues accounts and keys with it.
+import { adminRoutes } from '@parley/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AccountsService } from '../../accounts/accounts-service.ts';
+import { Errors } from '../../errors.ts';
+import { secretsEqual } from '../../lib/secrets.ts';
+import { routeOptions, type TypedApp } from '../route-options.ts';
+
+export interface AdminOptions {
+  adminToken: string;
+  accounts: AccountsService;
+}
+
+export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { adminToken, accounts }) => {
+  const app: TypedApp = fastify.withTypeProvider();
+  const expected = `Bearer ${adminToken}`;
+  app.addHook('onRequest', async (request) => {
+    const header = request.headers.authorization;
+    if (header === undefined || !secretsEqual(header, expected)) throw Errors.adminUnauthorized();
+  });
+
+  app.route({
+    ...routeOptions(adminRoutes.createAccount),
+    handler: async (request, reply) => reply.code(201).send(await accounts.createAccount(request.body)),
+  });
+  app.route({
+    ...routeOptions(adminRoutes.createApiKey),
+    // No body at all means "every scope", like an empty object.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await accounts.issueApiKey(request.params.accountId, request.body.scopes)),
+  });
+  app.route({
+    ...routeOptions(adminRoutes.listApiKeys),
+    handler: (request) => accounts.listApiKeys(request.params.accountId),
+  });
+  app.route({
+    ...routeOptions(adminRoutes.deactivateApiKey),
+    handler: (request) => accounts.deactivateApiKey(request.params.keyId),
+  });
+  app.route({
+    ...routeOptions(adminRoutes.setSubscription),
+    handler: (request) => accounts.setSubscription(request.params.accountId, request.body.active),
+  });
+};

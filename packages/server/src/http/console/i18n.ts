@@ -1,0 +1,55 @@
+// Console error messages by language (header `UserLang`; unknown or missing → English, the domain's text).
+import type { ErrorObject } from 'ajv';
+import localizeRuModule from 'ajv-i18n/localize/ru/index.js';
+import type { DomainError, ErrorParams } from '../../errors.ts';
+
+// ajv-i18n is CommonJS (`module.exports = function`); its typings describe an ES default export.
+const localizeRu = localizeRuModule as unknown as (errors: ErrorObject[]) => void;
+
+export const CONSOLE_LANGUAGES = ['en', 'ru'] as const;
+export type ConsoleLanguage = (typeof CONSOLE_LANGUAGES)[number];
+
+export function consoleLanguage(header: string | string[] | undefined): ConsoleLanguage {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase().slice(0, 2);
+  return value === 'ru' ? 'ru' : 'en';
+}
+
+const ru: Record<string, (p: ErrorParams) => string> = {
+  unauthorized: () => 'Требуется авторизация',
+  invalidCredentials: () => 'Неверный e-mail или пароль',
+  loginLocked: (p) => `Слишком много неудачных попыток входа для этого e-mail; повторите через ${p.minutes} мин`,
+  channelNotFound: () => 'Канал не найден',
+  consoleChatNotFound: () => 'Чат не найден',
+  unknownChannelKind: (p) => `Неизвестный тип канала «${p.kind}»; допустимые: ${p.kinds}`,
+  knowledgeBaseNotFound: () => 'База знаний не найдена',
+  knowledgeBaseRefNotFound: () => 'knowledgeBaseId: база знаний не найдена',
+  entryNotFound: () => 'Запись не найдена',
+  invalidTimeZone: (p) => `workingHours.timeZone: неизвестный часовой пояс «${p.timeZone}»`,
+  invalidInterval: (p) => `workingHours.intervals[${p.index}]: «from» должно быть раньше «to»`,
+  webhookUrlInvalid: () => 'webhookUrl должен быть URL с http или https',
+  webhookUrlPrivate: (p) => `webhookUrl указывает на частный, локальный или link-local адрес (${p.address}); укажите публичный URL`,
+  webhookUrlUnresolvable: (p) => `Не удалось найти адрес хоста webhookUrl «${p.host}»`,
+  webhookNotSet: () => 'У канала не задан URL вебхука',
+  deliveryNotFound: () => 'Доставка не найдена',
+  deliveryPending: () => 'Доставка ещё не завершена',
+  invalidRange: () => '«from» должно быть раньше «to»',
+};
+
+export function translateError(error: DomainError, lang: ConsoleLanguage): string {
+  if (lang === 'en') return error.message;
+  return ru[error.key]?.(error.params) ?? error.message;
+}
+
+/** Validation problems in the console's language (Ajv's own texts through ajv-i18n, plus ours). */
+export function translateValidation(errors: readonly ErrorObject[], lang: ConsoleLanguage): ErrorObject[] {
+  if (lang === 'en') return [...errors];
+  const copies = errors.map((e) => ({ ...e }));
+  localizeRu(copies);
+  return copies;
+}
+
+export const ruValidationTemplates = {
+  unknownProperty: (name: string) => `свойство ${name} не допускается`,
+  required: (name: string) => `${name} обязательно`,
+  enum: (path: string, values: string) => `${path} должно быть одним из: ${values}`,
+};

@@ -1,0 +1,49 @@
+// Console routes of knowledge bases and their entries: one service call each, always for the logged-in account.
+import { knowledgeRoutes } from '@parley/contracts';
+import type { KnowledgeService } from '../../knowledge/knowledge-service.ts';
+import { routeOptions, type TypedApp } from '../route-options.ts';
+import { consoleAccountOf } from './console-plugin.ts';
+
+export function registerKnowledgeRoutes(app: TypedApp, knowledge: KnowledgeService): void {
+  app.route({
+    ...routeOptions(knowledgeRoutes.createKnowledgeBase),
+    handler: async (request, reply) =>
+      reply.code(201).send(await knowledge.createKnowledgeBase(consoleAccountOf(request).accountId, request.body)),
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.listKnowledgeBases),
+    handler: (request) => knowledge.listKnowledgeBases(consoleAccountOf(request).accountId),
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.updateKnowledgeBase),
+    handler: (request) =>
+      knowledge.renameKnowledgeBase(consoleAccountOf(request).accountId, request.params.id, request.body.name),
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.deleteKnowledgeBase),
+    handler: (request) => knowledge.deleteKnowledgeBase(consoleAccountOf(request).accountId, request.params.id),
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.listEntries),
+    handler: (request) =>
+      knowledge.listEntries(consoleAccountOf(request).accountId, request.params.id, request.query),
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.createEntry),
+    handler: async (request, reply) => {
+      const { accountId } = consoleAccountOf(request);
+      const entry = await knowledge.addEntry(accountId, request.params.id, { ...request.body, source: 'manual' });
+      return reply.code(201).send(entry);
+    },
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.updateEntry),
+    handler: (request) =>
+      knowledge.updateEntry(consoleAccountOf(request).accountId, request.params.id, request.params.entryId, request.body),
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.deleteEntry),
+    handler: (request) =>
+      knowledge.deleteEntry(consoleAccountOf(request).accountId, request.params.id, request.params.entryId),
+  });
+}

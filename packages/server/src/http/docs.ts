@@ -1,0 +1,91 @@
+// OpenAPI documents, generated from the contracts, and the interactive reference at /docs (assets served
+// from the package itself: no CDN).
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import {
+  adminRoutes,
+  buildOpenApiDocument,
+  consoleRoutes,
+  DEMO_API_VERSION,
+  demoRoutes,
+  publicRoutes,
+} from '@parley/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import type { OpenAPIV3 } from 'openapi-types';
+
+export const VERSION = '1.0.0';
+
+export function publicApiDocument() {
+  return buildOpenApiDocument(Object.values(publicRoutes), {
+    info: {
+      title: 'Parley public chat-agent API',
+      version: VERSION,
+      description:
+        'Chats, tags, messages and answer feedback. Send the API key in `Authorization` as is, without a `Bearer` prefix.',
+    },
+    serverUrl: '/api/v1',
+    security: { name: 'apiKey', scheme: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+  });
+}
+
+export function adminApiDocument() {
+  return buildOpenApiDocument(Object.values(adminRoutes), {
+    info: { title: 'Parley operator API', version: VERSION },
+    serverUrl: '/admin/v1',
+    security: { name: 'adminToken', scheme: { type: 'http', scheme: 'bearer' } },
+  });
+}
+
+export function consoleApiDocument() {
+  return buildOpenApiDocument(consoleRoutes, {
+    info: {
+      title: 'Parley console API',
+      version: VERSION,
+      description: 'The web account\'s backend. Log in with `POST /auth/login`, then send `Authorization: Bearer <token>`; `UserLang` (en, ru) picks the language of error messages.',
+    },
+    serverUrl: '/console/v1',
+    security: { name: 'bearer', scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+  });
+}
+
+export function demoApiDocument() {
+  return buildOpenApiDocument(Object.values(demoRoutes), {
+    info: {
+      title: 'Parley demo animal catalog',
+      version: DEMO_API_VERSION,
+      description:
+        'A per-account demo catalog of animals. Send an API key as `Authorization: Bearer <key>`. Every error is ' +
+        'the Error resource `{ code, message, status }`. Integers marked int64 are exact JSON numbers, also above 2^53.',
+    },
+    serverUrl: '/demo/v1',
+    security: { name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer', description: 'An API key of the account' } },
+  });
+}
+
+export const docs: FastifyPluginAsync = async (app) => {
+  const documents = {
+    '/api/v1/openapi.json': publicApiDocument(),
+    '/console/v1/openapi.json': consoleApiDocument(),
+    '/admin/v1/openapi.json': adminApiDocument(),
+    '/demo/v1/openapi.json': demoApiDocument(),
+  };
+  for (const [url, document] of Object.entries(documents)) {
+    const body = JSON.stringify(document);
+    app.get(url, (_request, reply) => reply.type('application/json').send(body));
+  }
+  await app.register(swagger, {
+    mode: 'static',
+    specification: { document: documents['/api/v1/openapi.json'] as unknown as OpenAPIV3.Document },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: {
+      urls: [
+        { url: '/api/v1/openapi.json', name: 'Public API (/api/v1)' },
+        { url: '/console/v1/openapi.json', name: 'Console API (/console/v1)' },
+        { url: '/admin/v1/openapi.json', name: 'Operator API (/admin/v1)' },
+        { url: '/demo/v1/openapi.json', name: 'Demo animal catalog (/demo/v1)' },
+      ],
+    },
+  });
+};

@@ -1,0 +1,54 @@
+// The one place where errors become HTTP responses (DESIGN.md, Decisions: error bodies).
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { DomainError, type ErrorBodyKind } from '../errors.ts';
+import { consoleLanguage, translateError, type ConsoleLanguage } from './console/i18n.ts';
+import { describeValidationErrors } from './validation.ts';
+
+/** Console responses speak the caller's `UserLang`; every other surface is English, as the spec writes it. */
+function languageOf(request: FastifyRequest): ConsoleLanguage {
+  return request.url.startsWith('/console/') ? consoleLanguage(request.headers.userlang) : 'en';
+}
+
+/** The demo catalog's Error resource (spec, area B); `code` is the status's reason phrase in snake case. */
+export function demoError(status: number, message: string | readonly string[]) {
+  const reason = STATUS_CODES[status] ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request');
+  return {
+    code: reason.toLowerCase().replace(/[^a-z0-9]+/g, '_'),
+    message: typeof message === 'string' ? message : message.join('; '),
+    status,
+  };
+}
+
+/** The body of an error: the demo catalog's Error resource under `/demo/`, the surface's own shape elsewhere. */
+function errorBody(request: FastifyRequest, status: number, message: string | string[], kind: ErrorBodyKind = 'default') {
+  if (request.url.startsWith('/demo/')) return demoError(status, message);
+  return kind === 'auth' ? { message, code: status } : { message, statusCode: status };
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
+    if (error instanceof DomainError) {
+      const message = error.bodyKind === 'auth' ? error.message : translateError(error, languageOf(request));
+      return reply.code(error.status).send(errorBody(request, error.status, message, error.bodyKind));
+    }
+    if (error.validation) {
+      const message = describeValidationErrors(
+        error.validation,
+        error.validationContext ?? 'request',
+        languageOf(request),
+      );
+      return reply.code(400).send(errorBody(request, 400, message));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send(errorBody(request, status, error.message));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody(request, 500, 'Internal Server Error'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(request, 404, `Route ${request.method} ${request.url.split('?')[0]} not found`)),
+  );
+}

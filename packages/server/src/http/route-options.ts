@@ -1,0 +1,31 @@
+import type { RouteContract } from '@parley/contracts';
+import type { FastifyInstance, FastifyBaseLogger, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+
+/** A Fastify instance whose handlers are typed by the TypeBox schemas of the contracts. */
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** API key scope the route needs (public API). */
+    scope?: string;
+  }
+}
+
+/** The Fastify options of a contract: the same schema validates, serializes and types the handler. */
+export function routeOptions<const C extends RouteContract>(
+  contract: C,
+): { method: C['method']; url: C['url']; schema: C['schema']; config: { scope: string | undefined } } {
+  return {
+    method: contract.method,
+    url: contract.url,
+    schema: contract.schema,
+    config: { scope: contract.scope },
+  };
+}

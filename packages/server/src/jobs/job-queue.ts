@@ -1,0 +1,128 @@
+// Durable background jobs in the database: enqueued in the caller's transaction, claimed with
+// FOR UPDATE SKIP LOCKED (several worker processes never run one job twice at once), retried with backoff.
+// A worker wakes at once when this process enqueues, and polls for jobs other processes enqueued.
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { queryRows, type Database, type Executor } from '../db/client.ts';
+import { jobs } from '../db/schema.ts';
+import { newId } from '../lib/ids.ts';
+
+/** The typed job catalog: each job's name and payload. */
+export interface JobCatalog {
+  /** done/undone of the public API (202 at once, the change here). */
+  'chat.setTaskStatus': { accountId: string; chatId: string; done: boolean };
+}
+export type JobKind = keyof JobCatalog;
+export type JobHandlers = { [K in JobKind]: (payload: JobCatalog[K]) => Promise<void> };
+
+export interface JobQueueOptions {
+  db: Database;
+  logger: FastifyBaseLogger;
+  handlers: JobHandlers;
+  pollMs?: number;
+  concurrency?: number;
+  maxAttempts?: number;
+  /** How long a claimed job is reserved before another worker may take it over (a crashed worker). */
+  lockMs?: number;
+}
+
+interface ClaimedJob {
+  id: string;
+  kind: JobKind;
+  payload: unknown;
+  attempts: number;
+}
+
+export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrency = 8, maxAttempts = 5, lockMs = 60_000 }: JobQueueOptions) {
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let wakeRequested = false;
+  let loop: Promise<void> | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  async function claim(limit: number): Promise<ClaimedJob[]> {
+    return queryRows<ClaimedJob>(
+      db,
+      sql`UPDATE ${jobs} SET locked_until = now() + ${`${lockMs} milliseconds`}::interval, attempts = attempts + 1
+          WHERE id IN (
+            SELECT id FROM ${jobs}
+            WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+            ORDER BY run_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          RETURNING id, kind, payload, attempts`,
+    );
+  }
+
+  async function run(job: ClaimedJob): Promise<void> {
+    try {
+      const handler = handlers[job.kind] as (payload: unknown) => Promise<void>;
+      await handler(job.payload);
+      await db.delete(jobs).where(sql`${jobs.id} = ${job.id}`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (job.attempts >= maxAttempts) {
+        logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed for good');
+        await db.delete(jobs).where(sql`${jobs.id} = ${job.id}`);
+        return;
+      }
+      logger.warn({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed, retrying');
+      const backoffMs = 1000 * 2 ** (job.attempts - 1);
+      await db.execute(
+        sql`UPDATE ${jobs} SET run_at = now() + ${`${backoffMs} milliseconds`}::interval, locked_until = NULL,
+            last_error = ${message} WHERE id = ${job.id}`,
+      );
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (running) {
+      wakeRequested = false;
+      const free = concurrency - inFlight.size;
+      const claimed = free > 0 ? await claim(free) : [];
+      for (const job of claimed) {
+        const task = run(job).finally(() => inFlight.delete(task));
+        inFlight.add(task);
+        void task.then(() => wake());
+      }
+      if (claimed.length === 0 && !wakeRequested) return;
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+  }
+
+  function schedule(): void {
+    if (!running || loop) return;
+    loop = drain()
+      .catch((error: unknown) => logger.error({ err: error }, 'job loop failed'))
+      .finally(() => {
+        loop = undefined;
+        if (wakeRequested) schedule();
+      });
+  }
+
+  function wake(): void {
+    wakeRequested = true;
+    schedule();
+  }
+
+  return {
+    /** Adds a job in the given transaction (or the database); call `wake()` after it commits. */
+    async enqueue<K extends JobKind>(executor: Executor, kind: K, payload: JobCatalog[K]): Promise<void> {
+      await executor.insert(jobs).values({ id: newId(), kind, payload, runAt: sql`now()` });
+    },
+    wake,
+    start(): void {
+      running = true;
+      timer = setInterval(wake, pollMs);
+      timer.unref();
+      wake();
+    },
+    /** Stops claiming; jobs in flight finish, queued ones stay for the next start. */
+    async stop(): Promise<void> {
+      running = false;
+      if (timer) clearInterval(timer);
+      await loop;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export type JobQueue = ReturnType<typeof createJobQueue>;

@@ -1,0 +1,134 @@
+// Knowledge bases and their question-and-answer entries, as the console manages them; the dislike
+// endpoint adds corrections through `addEntry`.
+import type { KnowledgeBase, KnowledgeEntry } from '@parley/contracts';
+import { Errors } from '../errors.ts';
+import type { Clock } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
+import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
+import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
+
+export interface KnowledgeServiceDeps {
+  store: KnowledgeStore;
+  clock: Clock;
+}
+
+export const DEFAULT_LANGUAGE = 'en';
+
+export interface NewEntry {
+  question: string;
+  answer: string;
+  source: EntrySource;
+  /** The disliked agent reply a correction came from. */
+  messageId?: string | null;
+}
+
+type BaseRow = Awaited<ReturnType<KnowledgeStore['listBases']>>[number];
+type EntryRow = NonNullable<Awaited<ReturnType<KnowledgeStore['findEntry']>>>;
+
+function toKnowledgeBase(row: BaseRow): KnowledgeBase {
+  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+function toEntry(row: EntryRow): KnowledgeEntry {
+  return {
+    ...row,
+    // The table's check constraint admits only these two values.
+    source: row.source as EntrySource,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
+  /** The text-search configuration of the account's base, or 404. */
+  async function searchConfigOf(accountId: string, knowledgeBaseId: string): Promise<TextSearchConfig> {
+    const language = await store.findBaseLanguage(accountId, knowledgeBaseId);
+    if (language === undefined) throw Errors.knowledgeBaseNotFound();
+    return textSearchConfig(language);
+  }
+
+  return {
+    async createKnowledgeBase(accountId: string, input: { name: string; language?: string }): Promise<KnowledgeBase> {
+      const base = await store.insertBase({
+        id: newId(),
+        accountId,
+        name: input.name,
+        language: input.language ?? DEFAULT_LANGUAGE,
+        now: clock.now(),
+      });
+      return toKnowledgeBase(base);
+    },
+
+    async listKnowledgeBases(accountId: string): Promise<{ knowledgeBases: KnowledgeBase[] }> {
+      return { knowledgeBases: (await store.listBases(accountId)).map(toKnowledgeBase) };
+    },
+
+    async renameKnowledgeBase(accountId: string, knowledgeBaseId: string, name: string): Promise<KnowledgeBase> {
+      const base = await store.renameBase(accountId, knowledgeBaseId, name, clock.now());
+      if (!base) throw Errors.knowledgeBaseNotFound();
+      return toKnowledgeBase(base);
+    },
+
+    async deleteKnowledgeBase(accountId: string, knowledgeBaseId: string): Promise<{ success: true }> {
+      if (!(await store.deleteBase(accountId, knowledgeBaseId))) throw Errors.knowledgeBaseNotFound();
+      return { success: true };
+    },
+
+    async listEntries(
+      accountId: string,
+      knowledgeBaseId: string,
+      page: { limit?: number; offset?: number },
+    ): Promise<{ entries: KnowledgeEntry[]; count: number }> {
+      await searchConfigOf(accountId, knowledgeBaseId);
+      const { rows, count } = await store.listEntries(accountId, knowledgeBaseId, {
+        limit: page.limit ?? 100,
+        offset: page.offset ?? 0,
+      });
+      return { entries: rows.map(toEntry), count };
+    },
+
+    async addEntry(accountId: string, knowledgeBaseId: string, input: NewEntry): Promise<KnowledgeEntry> {
+      const config = await searchConfigOf(accountId, knowledgeBaseId);
+      const entry = await store.insertEntry(
+        accountId,
+        {
+          id: newId(),
+          knowledgeBaseId,
+          question: input.question,
+          answer: input.answer,
+          source: input.source,
+          messageId: input.messageId ?? null,
+          now: clock.now(),
+        },
+        config,
+      );
+      // The base was deleted between the two statements.
+      if (!entry) throw Errors.knowledgeBaseNotFound();
+      return toEntry(entry);
+    },
+
+    async updateEntry(
+      accountId: string,
+      knowledgeBaseId: string,
+      entryId: string,
+      patch: { question?: string; answer?: string },
+    ): Promise<KnowledgeEntry> {
+      const config = await searchConfigOf(accountId, knowledgeBaseId);
+      // Nothing to change: the entry as it is, `updatedAt` untouched.
+      const entry =
+        patch.question === undefined && patch.answer === undefined
+          ? await store.findEntry(accountId, knowledgeBaseId, entryId)
+          : await store.updateEntry(accountId, knowledgeBaseId, entryId, patch, config, clock.now());
+      if (!entry) throw Errors.entryNotFound();
+      return toEntry(entry);
+    },
+
+    async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<{ success: true }> {
+      await searchConfigOf(accountId, knowledgeBaseId);
+      if (!(await store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
+      return { success: true };
+    },
+  };
+}
+
+export type KnowledgeService = ReturnType<typeof createKnowledgeService>;

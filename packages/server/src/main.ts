@@ -1,0 +1,82 @@
+// Process entry: reads the environment once, opens the database, builds the app, listens, and stops
+// cleanly on SIGTERM (finish in-flight requests, close the database, exit 0).
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase, pgliteDir } from './db/client.ts';
+import { DataDirLockedError, lockDataDir } from './db/data-dir-lock.ts';
+import { loadOrCreateSecret } from './lib/secrets.ts';
+import { createLogger } from './logger.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+
+  let releaseDataDir = () => {};
+  if (!config.databaseUrl) {
+    try {
+      releaseDataDir = lockDataDir(config.dataDir);
+    } catch (error) {
+      if (error instanceof DataDirLockedError) fail(error.message);
+      throw error;
+    }
+  }
+
+  let adminToken = config.adminToken;
+  if (!adminToken) {
+    const secret = await loadOrCreateSecret(config.dataDir, 'admin-token');
+    adminToken = secret.value;
+    if (secret.created) {
+      // Shown once, by design (DESIGN.md: ADMIN_TOKEN); deliberately not through the logger.
+      process.stdout.write(
+        `Operator API token (shown once; kept in ${config.dataDir}/admin-token): ${adminToken}\n`,
+      );
+    }
+  }
+
+  const jwtSecret = config.jwtSecret ?? (await loadOrCreateSecret(config.dataDir, 'jwt-secret')).value;
+
+  const database = await openDatabase(
+    config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir) },
+  );
+  const app = await buildApp({
+    config: { ...config, adminToken, jwtSecret },
+    db: database.db,
+    logger,
+    ownsDatabase: database.kind === 'pglite',
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    try {
+      await app.close();
+      await database.close();
+    } finally {
+      releaseDataDir();
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ database: database.kind, dataDir: config.dataDir }, 'parley started');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`parley failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

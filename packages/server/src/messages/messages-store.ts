@@ -1,0 +1,98 @@
+// SQL of messages, and of the chat row a new message touches.
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { chats, messages } from '../db/schema.ts';
+
+export type MessageRow = typeof messages.$inferSelect;
+export type NewMessageRow = typeof messages.$inferInsert;
+type ChatRow = typeof chats.$inferSelect;
+
+export function createMessagesStore(db: Executor) {
+  return {
+    /** The chat of (channel, externalChatId), created when missing; safe under concurrent first messages. */
+    async findOrCreateChat(row: typeof chats.$inferInsert): Promise<ChatRow> {
+      await db.insert(chats).values(row).onConflictDoNothing({ target: [chats.channelId, chats.externalChatId] });
+      const [chat] = await db
+        .select()
+        .from(chats)
+        .where(and(eq(chats.channelId, row.channelId), eq(chats.externalChatId, row.externalChatId)));
+      if (!chat) throw new Error('chat vanished after insert');
+      return chat;
+    },
+
+    /** Inserts a message; undefined when its `externalId` already exists in the chat (a repeat, ignored). */
+    async insert(row: NewMessageRow): Promise<MessageRow | undefined> {
+      const [message] = await db
+        .insert(messages)
+        .values(row)
+        .onConflictDoNothing({ target: [messages.chatId, messages.externalId], where: sql`${messages.externalId} is not null` })
+        .returning();
+      return message;
+    },
+
+    /** The chat after a new message: last text and time, unread count for customer messages, the name. */
+    async touchChat(chatId: string, change: { text: string; at: Date; unread: boolean; dialogName?: string }) {
+      const [chat] = await db
+        .update(chats)
+        .set({
+          lastText: change.text,
+          lastMessageAt: change.at,
+          updatedAt: change.at,
+          ...(change.unread ? { unreadCount: sql`${chats.unreadCount} + 1` } : {}),
+          ...(change.dialogName !== undefined ? { dialogName: change.dialogName } : {}),
+        })
+        .where(eq(chats.id, chatId))
+        .returning();
+      if (!chat) throw new Error('chat vanished');
+      return chat;
+    },
+
+    /** The most recent `limit` messages of a chat, oldest first. */
+    async listRecent(accountId: string, chatId: string, limit: number): Promise<MessageRow[]> {
+      const rows = await db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.accountId, accountId), eq(messages.chatId, chatId)))
+        .orderBy(desc(messages.createdAt), desc(messages.id))
+        .limit(limit);
+      return rows.reverse();
+    },
+
+    async find(accountId: string, messageId: string): Promise<MessageRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.accountId, accountId), eq(messages.id, messageId)));
+      return row;
+    },
+
+    /** The customer's last message before `before` in the chat (the question an agent reply answered). */
+    async previousCustomerMessage(chatId: string, before: MessageRow): Promise<MessageRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(messages)
+        .where(
+          and(
+            eq(messages.chatId, chatId),
+            eq(messages.role, 'user'),
+            sql`(${messages.createdAt}, ${messages.id}) < (${before.createdAt.toISOString()}::timestamptz, ${before.id}::uuid)`,
+          ),
+        )
+        .orderBy(desc(messages.createdAt), desc(messages.id))
+        .limit(1);
+      return row;
+    },
+
+    /** Sets a rating only when the message has none; undefined otherwise. */
+    async rate(messageId: string, rating: 'liked' | 'disliked'): Promise<MessageRow | undefined> {
+      const [row] = await db
+        .update(messages)
+        .set({ rating })
+        .where(and(eq(messages.id, messageId), sql`${messages.rating} is null`))
+        .returning();
+      return row;
+    },
+  };
+}
+
+export type MessagesStore = ReturnType<typeof createMessagesStore>;

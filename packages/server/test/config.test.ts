@@ -1,0 +1,73 @@
+// Configuration from the environment (DESIGN.md, Operational contract).
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+test('defaults', () => {
+  assert.deepEqual(loadConfig({}, '/srv/parley'), {
+    port: 3000,
+    host: '127.0.0.1',
+    dataDir: path.resolve('/srv/parley/data'),
+    databaseUrl: undefined,
+    redisUrl: undefined,
+    adminToken: undefined,
+    publicUrl: 'http://127.0.0.1:3000',
+    webhookAllowPrivateNetworks: false,
+    jwtSecret: undefined,
+    rateLimitMax: 300,
+    deliveryRetentionDays: 7,
+    logLevel: 'info',
+  });
+});
+
+test('every variable is read', () => {
+  const config = loadConfig(
+    {
+      PORT: '8080',
+      HOST: '::1',
+      DATA_DIR: '/var/lib/parley',
+      DATABASE_URL: 'postgres://u:p@db:5432/parley',
+      REDIS_URL: 'redis://cache:6379',
+      ADMIN_TOKEN: 'a'.repeat(32),
+      PUBLIC_URL: 'https://chat.example.com/',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      JWT_SECRET: 'j'.repeat(32),
+      RATE_LIMIT_MAX: '100000',
+      LOG_LEVEL: 'warn',
+    },
+    '/',
+  );
+  assert.equal(config.port, 8080);
+  assert.equal(config.dataDir, '/var/lib/parley');
+  assert.equal(config.publicUrl, 'https://chat.example.com');
+  assert.equal(config.webhookAllowPrivateNetworks, true);
+  assert.equal(config.rateLimitMax, 100000);
+  assert.equal(config.logLevel, 'warn');
+  assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
+});
+
+test('a bad value is one clear line naming the variable, and never echoes a secret', () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")'],
+    [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "70000")'],
+    [{ DELIVERY_RETENTION_DAYS: '0' }, 'Invalid configuration: DELIVERY_RETENTION_DAYS must be an integer from 1 to 3650 (got "0")'],
+    [{ RATE_LIMIT_MAX: '0' }, 'Invalid configuration: RATE_LIMIT_MAX must be an integer from 1 to 1000000000 (got "0")'],
+    [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_PRIVATE_NETWORKS must be "true" or "false" (got "yes")'],
+    [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    [{ PUBLIC_URL: 'ftp://x' }, 'Invalid configuration: PUBLIC_URL must be a URL starting with http:// or https:// (got "ftp://x")'],
+    [{ DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://'],
+    [{ REDIS_URL: 'memcached://x' }, 'Invalid configuration: REDIS_URL must be a URL starting with redis:// or rediss://'],
+    [{ ADMIN_TOKEN: 'short-secret' }, 'Invalid configuration: ADMIN_TOKEN must be at least 32 characters long'],
+    [{ JWT_SECRET: 'short-secret' }, 'Invalid configuration: JWT_SECRET must be at least 32 characters long'],
+  ];
+  for (const [env, message] of cases) {
+    assert.throws(() => loadConfig(env), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.message, message);
+      assert.ok(!error.message.includes('\n'));
+      assert.ok(!error.message.includes('hunter2') && !error.message.includes('short-secret'));
+      return true;
+    });
+  }
+});

@@ -1,0 +1,219 @@
+// The real process, as `npm start` runs it: start-up, the operator CLI against the running server,
+// SIGTERM, restart keeping data, the DATA_DIR lock, kill -9 recovery and bad configuration.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const MAIN = 'packages/server/src/main.ts';
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...extra };
+  // These tests own an embedded database in their DATA_DIR, whatever database the suite runs on.
+  delete env.DATABASE_URL;
+  delete env.ADMIN_TOKEN;
+  delete env.REDIS_URL;
+  return env;
+}
+
+function spawnServer(env: Record<string, string>): Omit<Server, 'url'> & { ready: Promise<string> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { cwd: root, env: baseEnv(env) });
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const ready = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then(({ code }) => reject(new Error(`server exited with ${code}: ${output}`)));
+    setTimeout(() => reject(new Error(`server did not start in time: ${output}`)), 90_000).unref();
+  });
+  return { child, exited, ready, output: () => output };
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const server = spawnServer(env);
+  return { ...server, url: await server.ready };
+}
+
+function cli(args: string[], env: Record<string, string>, input?: string) {
+  const result = spawnSync('npm', ['run', '-s', 'admin', '--', ...args], {
+    cwd: root,
+    env: baseEnv(env),
+    input: input ?? '',
+    encoding: 'utf8',
+  });
+  const lines = result.stdout.trim().split('\n');
+  assert.equal(lines.length, 1, `one JSON object on stdout, got: ${result.stdout}${result.stderr}`);
+  return { status: result.status, json: JSON.parse(lines[0] ?? 'null') as Record<string, unknown> };
+}
+
+let dataDir: string;
+const secrets: string[] = [];
+const allOutput: string[] = [];
+
+before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-process-'));
+});
+after(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the server process', { timeout: 240_000 }, () => {
+  let server: Server;
+  let env: Record<string, string>;
+  let key: string;
+  let consoleToken: string;
+
+  test('starts on an empty DATA_DIR, shows the operator token once and keeps it (0600)', async () => {
+    server = await startServer({ DATA_DIR: dataDir });
+    env = { DATA_DIR: dataDir, PARLEY_URL: server.url };
+    const tokenFile = path.join(dataDir, 'admin-token');
+    const token = (await readFile(tokenFile, 'utf8')).trim();
+    assert.equal((await stat(tokenFile)).mode & 0o777, 0o600);
+    assert.ok(server.output().includes(`Operator API token (shown once; kept in ${tokenFile}): ${token}`));
+    const health = await fetch(`${server.url}/healthz`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: 'ok' });
+  });
+
+  test('a second process on the same DATA_DIR is refused with a clear error', async () => {
+    const second = spawnServer({ DATA_DIR: dataDir });
+    second.ready.catch(() => {});
+    const { code } = await second.exited;
+    assert.equal(code, 1);
+    assert.equal(
+      second.output().trim(),
+      `DATA_DIR ${dataDir} is in use by another Parley process (pid ${server.child.pid}); stop it or start this one with another DATA_DIR`,
+    );
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200, 'the first process is unharmed');
+  });
+
+  test('the admin CLI round trip against the running server', async () => {
+    const email = 'Operator.Test@example.com';
+    const password = 'cli-password-123';
+    secrets.push(password);
+    const account = cli(['create-account', '--email', email], env, `${password}\n`); // password from stdin
+    assert.equal(account.status, 0);
+    assert.equal(account.json.email, email.toLowerCase());
+    const accountId = String(account.json.id);
+
+    const dup = cli(['create-account', '--email', email, '--password', password], env);
+    assert.equal(dup.status, 1);
+    assert.deepEqual(dup.json, {
+      error: { message: 'An account with this e-mail already exists', statusCode: 409 },
+      status: 409,
+    });
+
+    const created = cli(['create-key', '--account', accountId, '--scopes', 'chats:read,tags'], env);
+    assert.equal(created.status, 0);
+    assert.deepEqual(created.json.scopes, ['chats:read', 'tags']);
+    key = String(created.json.key);
+    secrets.push(key);
+    const list = (path: string) => fetch(`${server.url}/api/v1${path}`, { headers: { authorization: key } });
+    assert.equal((await list('/chats/chat')).status, 200);
+
+    const login = await fetch(`${server.url}/console/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    assert.equal(login.status, 200);
+    consoleToken = ((await login.json()) as { token: string }).token;
+    assert.equal((await stat(path.join(dataDir, 'jwt-secret'))).mode & 0o777, 0o600);
+
+    const keys = cli(['list-keys', '--account', accountId], env);
+    assert.equal((keys.json.keys as unknown[]).length, 1);
+
+    assert.deepEqual(cli(['set-subscription', '--account', accountId, '--active', 'false'], env).json, { active: false });
+    assert.equal((await list('/chats/chat')).status, 402);
+    assert.deepEqual(cli(['set-subscription', '--account', accountId, '--active', 'true'], env).json, { active: true });
+    assert.equal((await list('/chats/chat')).status, 200);
+
+    const spare = cli(['create-key', '--account', accountId], env);
+    const spareKey = String(spare.json.key);
+    secrets.push(spareKey);
+    assert.deepEqual(cli(['deactivate-key', '--key', String(spare.json.id)], env).json, { id: spare.json.id, active: false });
+    const inactive = await fetch(`${server.url}/api/v1/chats/chat`, { headers: { authorization: spareKey } });
+    assert.equal(inactive.status, 403);
+
+    const unknown = cli(['launch-rockets'], env);
+    assert.equal(unknown.status, 2);
+    assert.equal(unknown.json.error, 'unknown command launch-rockets');
+    const noToken = cli(['list-keys', '--account', accountId], { DATA_DIR: path.join(dataDir, 'nowhere'), PARLEY_URL: server.url });
+    assert.equal(noToken.status, 2);
+  });
+
+  test('SIGTERM stops it cleanly with exit code 0 and releases DATA_DIR', async () => {
+    server.child.kill('SIGTERM');
+    const { code } = await server.exited;
+    allOutput.push(server.output());
+    assert.equal(code, 0);
+    assert.ok(!existsSync(path.join(dataDir, 'parley.pid')));
+  });
+
+  test('a restart keeps the data, the console signing key, and does not show the token again', async () => {
+    server = await startServer({ DATA_DIR: dataDir });
+    assert.ok(!server.output().includes('Operator API token'));
+    const res = await fetch(`${server.url}/api/v1/chats/chat`, { headers: { authorization: key } });
+    assert.equal(res.status, 200);
+    const channels = await fetch(`${server.url}/console/v1/channels/all/`, {
+      headers: { authorization: `Bearer ${consoleToken}` },
+    });
+    assert.equal(channels.status, 200, 'a console token from before the restart is still valid');
+  });
+
+  test('after kill -9 the stale lock is taken over on the next start', async () => {
+    server.child.kill('SIGKILL');
+    await server.exited;
+    allOutput.push(server.output());
+    assert.ok(existsSync(path.join(dataDir, 'parley.pid')), 'the dead process left its lock');
+    server = await startServer({ DATA_DIR: dataDir });
+    const res = await fetch(`${server.url}/api/v1/chats/chat`, { headers: { authorization: key } });
+    assert.equal(res.status, 200);
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited).code, 0);
+    allOutput.push(server.output());
+  });
+
+  test('no key or password reached the server output', () => {
+    const output = allOutput.join('\n');
+    assert.ok(output.includes('incoming request'), 'requests were logged');
+    for (const secret of secrets) assert.ok(!output.includes(secret), 'a secret was logged');
+  });
+});
+
+test('a bad configuration value stops the start with one line naming the variable', async () => {
+  for (const [variable, value] of [
+    ['PORT', 'abc'],
+    ['DATABASE_URL', 'mysql://localhost/x'],
+    ['LOG_LEVEL', 'loud'],
+  ] as const) {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+      cwd: root,
+      env: { ...baseEnv({ DATA_DIR: path.join(os.tmpdir(), 'parley-never-created') }), [variable]: value },
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0] ?? '', new RegExp(`^Invalid configuration: ${variable} `));
+  }
+});

@@ -1,0 +1,40 @@
+// A fresh, migrated database for one test file: PGlite in memory (from the template scripts/test.mjs
+// made), or, when DATABASE_URL is set, a new database on that PostgreSQL server, dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts';
+
+export async function openTestDatabase(): Promise<DatabaseHandle> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const template = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
+    const loadDataDir = template ? new Blob([await readFile(template)]) : undefined;
+    return openDatabase({ kind: 'pglite', ...(loadDataDir ? { loadDataDir } : {}) });
+  }
+  const base = new URL(serverUrl);
+  const name = `${base.pathname.slice(1) || 'parley'}_t${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  return {
+    ...handle,
+    async close() {
+      await handle.close();
+      const dropper = new pg.Client({ connectionString: serverUrl });
+      await dropper.connect();
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from '../../src/db/client.ts';
+
+export interface StoredEvent {
+  id: string;
+  kind: string;
+  chat_id: string | null;
+  channel_id: string;
+  payload: Record<string, unknown>;
+}
+
+/** The outbox events of a channel, oldest first. */
+export function eventsOf(db: Database, channelId: string): Promise<StoredEvent[]> {
+  return queryRows<StoredEvent>(
+    db,
+    sql`select id, kind, chat_id, channel_id, payload from events where channel_id = ${channelId} order by created_at, id`,
+  );
+}
+
+/** Polls until `check` returns a value (background jobs), failing after `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

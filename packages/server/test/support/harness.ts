@@ -1,0 +1,161 @@
+// The real app on a real port against a real database, for HTTP-level tests.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import type { DatabaseHandle } from '../../src/db/client.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { createLogger } from '../../src/logger.ts';
+import { openTestDatabase } from './database.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
+export const JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
+export const PASSWORD = 'correct horse battery';
+/** PUBLIC_URL of test apps (their port is only known after listen): tests follow links by their path. */
+export const PUBLIC_URL = 'https://parley.test';
+
+export interface TestResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestApp {
+  url: string;
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  /** Every log line the app wrote. */
+  logs: string[];
+  request<T = unknown>(
+    method: string,
+    path: string,
+    options?: { headers?: Record<string, string>; query?: Record<string, string>; body?: unknown },
+  ): Promise<TestResponse<T>>;
+  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<TestResponse<T>>;
+  api<T = unknown>(key: string | undefined, path: string, query?: Record<string, string>): Promise<TestResponse<T>>;
+  /** A console call (`/console/v1` + path) with a bearer token and optional `UserLang`. */
+  console<T = unknown>(
+    token: string | undefined,
+    method: string,
+    path: string,
+    options?: { body?: unknown; query?: Record<string, string>; lang?: string },
+  ): Promise<TestResponse<T>>;
+  /** A new account and an API key for it (all scopes unless given); its password is PASSWORD. */
+  createAccount(options?: { scopes?: string[] }): Promise<{ accountId: string; email: string; key: string; keyId: string }>;
+  /** A new account, logged in to the console. */
+  createConsoleUser(): Promise<{ accountId: string; email: string; key: string; token: string }>;
+  close(): Promise<void>;
+}
+
+let accountCounter = 0;
+
+export interface TestAppOptions {
+  rateLimitMax?: number;
+  redisUrl?: string;
+  webhookAllowPrivateNetworks?: boolean;
+  clock?: Clock;
+  apiKeyCacheTtlMs?: number;
+  /** Share another test app's database (two API processes on one server). */
+  database?: DatabaseHandle;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const ownDatabase = options.database === undefined;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-test-'));
+  const database = options.database ?? (await openTestDatabase());
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp({
+    config: {
+      rateLimitMax: options.rateLimitMax ?? 300,
+      redisUrl: options.redisUrl,
+      adminToken: ADMIN_TOKEN,
+      jwtSecret: JWT_SECRET,
+      webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false,
+      publicUrl: PUBLIC_URL,
+      dataDir,
+    },
+    db: database.db,
+    logger: createLogger('info', sink),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.apiKeyCacheTtlMs !== undefined ? { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs } : {}),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+  const request: TestApp['request'] = async (method, path, opts = {}) => {
+    const target = new URL(path, url);
+    for (const [k, v] of Object.entries(opts.query ?? {})) target.searchParams.set(k, v);
+    const headers: Record<string, string> = { ...opts.headers };
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    }
+    const response = await fetch(target, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed as never, text };
+  };
+
+  const admin: TestApp['admin'] = (method, path, body) =>
+    request(method, `/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body });
+
+  const testApp: TestApp = {
+    url,
+    app,
+    database,
+    logs,
+    request,
+    admin,
+    api: (key, path, query) =>
+      request('GET', `/api/v1${path}`, { headers: key === undefined ? {} : { authorization: key }, query }),
+    async createAccount({ scopes } = {}) {
+      accountCounter += 1;
+      const email = `user${accountCounter}-${process.pid}-${Date.now()}@example.com`;
+      const account = await admin<{ id: string }>('POST', '/accounts', { email, password: PASSWORD });
+      if (account.status !== 201) throw new Error(`account: ${account.status} ${account.text}`);
+      const key = await admin<{ id: string; key: string }>(
+        'POST',
+        `/accounts/${account.body.id}/api-keys`,
+        scopes ? { scopes } : {},
+      );
+      if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`);
+      return { accountId: account.body.id, email, key: key.body.key, keyId: key.body.id };
+    },
+    console: (token, method, path, opts = {}) =>
+      request(method, `/console/v1${path}`, {
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(opts.lang ? { userlang: opts.lang } : {}) },
+        body: opts.body,
+        query: opts.query,
+      }),
+    async createConsoleUser() {
+      const account = await testApp.createAccount();
+      const login = await request<{ token: string }>('POST', '/console/v1/auth/login', {
+        body: { email: account.email, password: PASSWORD },
+      });
+      if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
+      return { accountId: account.accountId, email: account.email, key: account.key, token: login.body.token };
+    },
+    async close() {
+      await app.close();
+      if (ownDatabase) await database.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return testApp;
+}

@@ -1,0 +1,344 @@
+// Webhook delivery end to end through the public API, against real local receivers (spec, Events →
+// Delivery rules): POST JSON with the two headers, 2xx within 2 s, 3 attempts with pauses of 2 s and 4 s.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.ts';
+import { eventually } from './support/events.ts';
+import { startReceiver, type Receiver } from './support/receiver.ts';
+import { startTestApp, type TestApp } from './support/harness.ts';
+
+interface Delivery {
+  status: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+async function setUp(t: TestApp, receiverUrl: string | null, extra: Record<string, unknown> = {}) {
+  const user = await t.createConsoleUser();
+  const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
+    body: { name: 'Hooked', ...(receiverUrl ? { webhookUrl: receiverUrl } : {}), ...extra },
+  });
+  assert.equal(channel.status, 201, channel.text);
+  const send = (externalChatId: string, text = 'Hello') =>
+    t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+      headers: { authorization: user.key },
+      body: { channel: 'custom', channelId: channel.body.id, externalChatId, role: 'user', text },
+    });
+  const deliveries = () =>
+    queryRows<Delivery>(t.database.db, sql`select status, attempts, last_error from deliveries where channel_id = ${channel.body.id} order by created_at`);
+  return { user, channelId: channel.body.id, send, deliveries };
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('delivery', { concurrency: true }, () => {
+  let t: TestApp;
+  const receivers: Receiver[] = [];
+  const receiver = async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    return r;
+  };
+  before(async () => {
+    t = await startTestApp({ webhookAllowPrivateNetworks: true });
+  });
+  after(async () => {
+    await t.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  test('a customer message arrives as new_messages: POST, JSON, the spec headers, the stored payload', async () => {
+    const r = await receiver();
+    const { send, channelId, deliveries } = await setUp(t, `${r.url}/hook`);
+    assert.equal((await send('d-1', 'Where is my order?')).status, 201);
+    await eventually(async () => r.requests.length === 1);
+    const request = r.requests[0];
+    assert.equal(request?.method, 'POST');
+    assert.equal(request?.url, '/hook');
+    assert.equal(request?.headers['content-type'], 'application/json');
+    assert.equal(request?.headers['user-agent'], 'API-Gate-Webhook/1.0');
+    assert.equal(request?.headers['webhook-signature'], undefined);
+    const stored = await queryRows<{ payload: unknown }>(t.database.db, sql`select payload from events where channel_id = ${channelId}`);
+    assert.deepEqual(JSON.parse(request?.body ?? ''), stored[0]?.payload);
+    await eventually(async () => (await deliveries())[0]?.status === 'delivered');
+    assert.deepEqual(await deliveries(), [{ status: 'delivered', attempts: 1, last_error: null }]);
+  });
+
+  test('always 500: exactly 3 attempts, then failed', async () => {
+    const r = await receiver();
+    const { send, deliveries } = await setUp(t, `${r.url}/down`);
+    r.respond((_req, res) => {
+      res.statusCode = 500;
+      res.end('no');
+    });
+    await send('d-3');
+    await eventually(async () => (await deliveries())[0]?.status === 'failed', 12_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(r.requests.length, 3);
+    assert.deepEqual(await deliveries(), [{ status: 'failed', attempts: 3, last_error: 'HTTP 500' }]);
+  });
+
+  test('an answer after 3 s is a failure; the retry succeeds', async () => {
+    const r = await receiver();
+    const { send, deliveries } = await setUp(t, `${r.url}/slow`);
+    let calls = 0;
+    r.respond((_req, res) => {
+      calls += 1;
+      if (calls === 1) setTimeout(() => res.end('late'), 3000).unref();
+      else res.end('ok');
+    });
+    await send('d-4');
+    await eventually(async () => (await deliveries())[0]?.status === 'delivered', 12_000);
+    assert.deepEqual(await deliveries(), [{ status: 'delivered', attempts: 2, last_error: null }]);
+    const attempts = await queryRows<{ error: string | null; status_code: number | null }>(
+      t.database.db,
+      sql`select a.error, a.status_code from delivery_attempts a join deliveries d on d.id = a.delivery_id
+          join channels c on c.id = d.channel_id where c.webhook_url = ${`${r.url}/slow`} order by a.number`,
+    );
+    assert.deepEqual(attempts, [
+      { error: 'no answer within 2000 ms', status_code: null },
+      { error: null, status_code: 200 },
+    ]);
+  });
+
+  test('connection refused: 3 attempts, then failed', async () => {
+    const { send, deliveries } = await setUp(t, `http://127.0.0.1:${await closedPort()}/gone`);
+    await send('d-5');
+    await eventually(async () => (await deliveries())[0]?.status === 'failed', 12_000);
+    const [delivery] = await deliveries();
+    assert.equal(delivery?.attempts, 3);
+    assert.match(delivery?.last_error ?? '', /ECONNREFUSED|connect/);
+  });
+
+  test('a receiver that closes mid-response fails the attempt; a redirect is not followed', async () => {
+    const r = await receiver();
+    const { send, deliveries } = await setUp(t, `${r.url}/flaky`);
+    let calls = 0;
+    r.respond((req, res, raw) => {
+      calls += 1;
+      if (req.url === '/elsewhere') return res.end('followed!');
+      if (calls === 1) {
+        res.writeHead(200, { 'content-length': '100' });
+        res.write('partial');
+        raw.socket.destroy();
+        return;
+      }
+      if (calls === 2) return res.writeHead(302, { location: '/elsewhere' }).end();
+      res.end('ok');
+    });
+    await send('d-6');
+    await eventually(async () => (await deliveries())[0]?.status === 'delivered', 12_000);
+    assert.deepEqual(r.requests.map((q) => q.url), ['/flaky', '/flaky', '/flaky']);
+    assert.deepEqual(await deliveries(), [{ status: 'delivered', attempts: 3, last_error: null }]);
+  });
+
+  test('a huge response body is cut off and does not fail the delivery', async () => {
+    const r = await receiver();
+    const { send, deliveries } = await setUp(t, `${r.url}/huge`);
+    r.respond((_req, res) => {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      let sent = 0;
+      const pump = () => {
+        while (sent < 300 && res.write(chunk)) sent += 1;
+        if (sent < 300) res.once('drain', pump);
+        else res.end();
+      };
+      pump();
+    });
+    await send('d-7');
+    await eventually(async () => (await deliveries())[0]?.status === 'delivered', 5000);
+  });
+
+  test('a slow receiver of one channel does not delay another channel', async () => {
+    const slow = await receiver();
+    const fast = await receiver();
+    slow.respond((_req, res) => {
+      setTimeout(() => res.end('ok'), 800).unref();
+    });
+    const a = await setUp(t, `${slow.url}/slow`);
+    const b = await setUp(t, `${fast.url}/fast`);
+    // 40 deliveries of 0.8 s, 8 at a time: the slow channel needs about 4 s for its backlog.
+    for (let i = 0; i < 40; i += 1) await a.send(`slow-${i}`);
+    for (let i = 0; i < 5; i += 1) await b.send(`fast-${i}`);
+    await eventually(async () => (await b.deliveries()).filter((d) => d.status === 'delivered').length === 5, 5000);
+    const slowPending = (await a.deliveries()).filter((d) => d.status === 'pending').length;
+    assert.ok(slowPending > 0, 'the fast channel was served while the slow one still had a backlog');
+    await eventually(async () => (await a.deliveries()).every((d) => d.status === 'delivered'), 30_000);
+  });
+});
+
+// Alone, so that no other test's load shifts the timers it measures.
+describe('retry schedule', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ webhookAllowPrivateNetworks: true });
+  });
+  after(() => t.close());
+
+  test('500, 500, 200: three attempts with pauses of 2 s and 4 s; the signature id stays the same', async () => {
+    const r = await startReceiver();
+    const secret = 'a-signing-secret-for-retries';
+    const { send, deliveries, channelId } = await setUp(t, `${r.url}/retry`, { webhookSecret: secret });
+    let calls = 0;
+    r.respond((_req, res) => {
+      calls += 1;
+      res.statusCode = calls < 3 ? 500 : 200;
+      res.end();
+    });
+    await send('d-2');
+    await eventually(async () => r.requests.length === 3, 12_000);
+    await eventually(async () => (await deliveries())[0]?.status === 'delivered');
+    // From the end of one attempt to the start of the next, as the worker recorded them.
+    const attempts = await queryRows<{ started: number; latency: number }>(
+      t.database.db,
+      sql`select (extract(epoch from a.started_at) * 1000)::float8 as started, a.latency_ms as latency
+          from delivery_attempts a join deliveries d on d.id = a.delivery_id where d.channel_id = ${channelId} order by a.number`,
+    );
+    const pause = (i: number) => (attempts[i + 1]?.started ?? 0) - ((attempts[i]?.started ?? 0) + (attempts[i]?.latency ?? 0));
+    assert.equal(attempts.length, 3);
+    assert.ok(Math.abs(pause(0) - 2000) <= 500, `first pause ${pause(0)} ms`);
+    assert.ok(Math.abs(pause(1) - 4000) <= 500, `second pause ${pause(1)} ms`);
+    const ids = r.requests.map((q) => q.headers['webhook-id']);
+    assert.equal(new Set(ids).size, 1, 'one webhook-id across retries');
+    for (const q of r.requests) {
+      const expected = createHmac('sha256', secret).update(`${String(q.headers['webhook-id'])}.${String(q.headers['webhook-timestamp'])}.${q.body}`).digest('base64');
+      assert.equal(q.headers['webhook-signature'], `v1,${expected}`);
+    }
+    assert.deepEqual(await deliveries(), [{ status: 'delivered', attempts: 3, last_error: null }]);
+    await r.close();
+  });
+
+});
+
+describe('private networks refused at send time (the default)', () => {
+  let t: TestApp;
+  let r: Receiver;
+  before(async () => {
+    t = await startTestApp();
+    r = await startReceiver();
+  });
+  after(async () => {
+    await t.close();
+    await r.close();
+  });
+
+  test('a webhook URL that now resolves to 127.0.0.1 is never sent to', async () => {
+    const { send, channelId, deliveries } = await setUp(t, null);
+    await t.database.db.execute(
+      sql`update channels set webhook_url = ${`http://localhost:${new URL(r.url).port}/hook`} where id = ${channelId}`,
+    );
+    await send('p-1');
+    await eventually(async () => (await deliveries())[0]?.status === 'failed', 12_000);
+    assert.equal(r.requests.length, 0);
+    assert.match((await deliveries())[0]?.last_error ?? '', /refused to connect to .* \(private network\)/);
+  });
+});
+
+describe('two workers on one database', () => {
+  test('never send the same delivery twice', async () => {
+    const first = await startTestApp({ webhookAllowPrivateNetworks: true });
+    const second = await startTestApp({ webhookAllowPrivateNetworks: true, database: first.database });
+    const r = await startReceiver();
+    try {
+      const { send, deliveries } = await setUp(first, `${r.url}/both`);
+      await Promise.all(Array.from({ length: 40 }, (_, i) => send(`w-${i}`)));
+      second.app.log.info('second worker polls too');
+      await eventually(async () => (await deliveries()).filter((d) => d.status === 'delivered').length === 40, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 700)); // another poll round of both workers
+      const ids = r.requests.map((q) => (JSON.parse(q.body) as { messages: { id: string }[] }).messages[0]?.id);
+      assert.equal(r.requests.length, 40);
+      assert.equal(new Set(ids).size, 40);
+    } finally {
+      await second.close();
+      await first.close();
+      await r.close();
+    }
+  });
+});
+
+describe('delivery log and redelivery (console)', () => {
+  let t: TestApp;
+  let r: Receiver;
+  before(async () => {
+    t = await startTestApp({ webhookAllowPrivateNetworks: true });
+    r = await startReceiver();
+  });
+  after(async () => {
+    await t.close();
+    await r.close();
+  });
+
+  type Logged = { id: string; event: string; status: string; attempts: { number: number; statusCode: number | null; latencyMs: number; error: string | null }[] };
+
+  test('the log shows each attempt; one delivery or all failed ones of a range can be sent again', async () => {
+    const { user, channelId, send, deliveries } = await setUp(t, `${r.url}/log`);
+    r.respond((_req, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    await send('log-1');
+    await eventually(async () => (await deliveries())[0]?.status === 'failed', 12_000);
+    const log = await t.console<{ deliveries: Logged[] }>(user.token, 'GET', `/channel/custom/${channelId}/deliveries`);
+    assert.equal(log.status, 200);
+    const [failed] = log.body.deliveries;
+    assert.equal(failed?.event, 'new_messages');
+    assert.equal(failed?.status, 'failed');
+    assert.deepEqual(failed?.attempts.map((a) => [a.number, a.statusCode, a.error]), [
+      [1, 503, 'HTTP 503'],
+      [2, 503, 'HTTP 503'],
+      [3, 503, 'HTTP 503'],
+    ]);
+
+    r.respond((_req, res) => res.end('ok'));
+    const again = await t.console<{ id: string }>(user.token, 'POST', `/deliveries/${failed?.id}/redeliver`);
+    assert.equal(again.status, 202);
+    await eventually(async () => (await deliveries()).some((d) => d.status === 'delivered'));
+    assert.equal(r.requests.length, 4);
+
+    r.respond((_req, res) => {
+      res.statusCode = 500;
+      res.end();
+    });
+    await send('log-2');
+    await eventually(async () => (await deliveries()).filter((d) => d.status === 'failed').length === 2, 12_000);
+    r.respond((_req, res) => res.end('ok'));
+    const range = { from: new Date(Date.now() - 60_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
+    const bulk = await t.console<{ count: number }>(user.token, 'POST', `/channel/custom/${channelId}/deliveries/redeliver`, { body: range });
+    assert.deepEqual([bulk.status, bulk.body], [202, { count: 2 }]);
+    await eventually(async () => (await deliveries()).every((d) => d.status === 'delivered'), 5000);
+
+    const intruder = await t.createConsoleUser();
+    assert.equal((await t.console(intruder.token, 'GET', `/channel/custom/${channelId}/deliveries`)).status, 404);
+    assert.equal((await t.console(intruder.token, 'POST', `/deliveries/${failed?.id}/redeliver`)).status, 404);
+    assert.equal((await t.console(intruder.token, 'POST', `/channel/custom/${channelId}/deliveries/redeliver`, { body: range })).status, 404);
+    const backwards = { from: range.to, to: range.from };
+    assert.deepEqual((await t.console(user.token, 'POST', `/channel/custom/${channelId}/deliveries/redeliver`, { body: backwards })).body, {
+      message: '"from" must be before "to"',
+      statusCode: 400,
+    });
+  });
+
+  test('delivered rows older than the retention are pruned; failed ones are kept', async () => {
+    const { channelId, send, deliveries } = await setUp(t, `${r.url}/prune`);
+    await send('prune-1');
+    await eventually(async () => (await deliveries())[0]?.status === 'delivered');
+    await t.database.db.execute(sql`update deliveries set finished_at = now() - interval '8 days' where channel_id = ${channelId}`);
+    await t.database.db.execute(
+      sql`insert into deliveries (id, event_id, account_id, channel_id, status, next_attempt_at, finished_at)
+          select gen_random_uuid(), event_id, account_id, channel_id, 'failed', now(), now() - interval '30 days' from deliveries where channel_id = ${channelId}`,
+    );
+    const restarted = await startTestApp({ database: t.database }); // a worker start prunes
+    await restarted.close();
+    assert.deepEqual((await deliveries()).map((d) => d.status), ['failed']);
+  });
+});

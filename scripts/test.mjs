@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `npm test [-- files...]`: Node's built-in test runner over every *.test.ts, TypeScript through tsx.
+// On PGlite (no DATABASE_URL) a migrated database template is made once per migration set, so each
+// test file starts from a copy in under a second instead of creating a cluster (about 4 s).
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+
+function findTests(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...findTests(full));
+    else if (entry.name.endsWith('.test.ts')) out.push(full);
+  }
+  return out;
+}
+
+const args = process.argv.slice(2);
+const files = args.length > 0 ? args : findTests(path.join(root, 'packages')).map((f) => path.relative(root, f)).sort();
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+
+const env = { ...process.env };
+if (!env.DATABASE_URL) {
+  const migrations = path.join(root, 'packages/server/drizzle');
+  const hash = createHash('sha256');
+  for (const file of findFiles(migrations)) hash.update(file).update(readFileSync(file));
+  const cacheDir = path.join(root, 'node_modules/.cache/parley');
+  mkdirSync(cacheDir, { recursive: true });
+  const template = path.join(cacheDir, `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  if (!existsSync(template)) {
+    const made = spawnSync(process.execPath, ['--import', 'tsx', 'packages/server/test/support/make-pglite-template.ts', template], {
+      stdio: 'inherit',
+    });
+    if (made.status !== 0) process.exit(made.status ?? 1);
+  }
+  env.PARLEY_TEST_PGLITE_TEMPLATE = template;
+}
+
+function findFiles(dir) {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = path.join(dir, name);
+      return statSync(full).isDirectory() ? findFiles(full) : [full];
+    });
+}
+
+const concurrency = Math.max(2, os.availableParallelism());
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env },
+);
+process.exit(result.status ?? 1);
