@@ -228,6 +228,7 @@ describe('entries', () => {
       'messageId',
       'question',
       'source',
+      'synonyms',
       'updatedAt',
     ]);
     assert.match(res.body.id, UUID_V7);
@@ -236,6 +237,7 @@ describe('entries', () => {
       id: res.body.id,
       knowledgeBaseId: base.id,
       question: 'Where is my order?',
+      synonyms: [],
       answer: 'See the Orders page.',
       source: 'manual',
       messageId: null,
@@ -304,6 +306,35 @@ describe('entries', () => {
     assert.equal(unchanged.status, 200);
     assert.deepEqual(unchanged.body, both.body);
     assert.deepEqual((await listEntries(user, base.id)).body, { entries: [both.body], count: 1 });
+  });
+
+  test('synonyms: stored, searched with the question, replaced on update; at most 20 non-empty ones', async () => {
+    const user = await t.createConsoleUser();
+    const base = await createBase(user, { name: 'KB' });
+    const path = `/knowledge-bases/${base.id}/entries`;
+    const created = await t.console<KnowledgeEntry>(user.token, 'POST', path, {
+      body: { question: 'How long is delivery?', synonyms: ['When will my parcel arrive?'], answer: 'Three days.' },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.body.synonyms, ['When will my parcel arrive?']);
+    const [row] = await queryRows<{ keys: string[]; parcel: boolean }>(
+      t.database.db,
+      sql`select question_keys as keys, search @@ to_tsquery('english', 'parcels') as parcel from knowledge_entries where id = ${created.body.id}`,
+    );
+    assert.deepEqual(row, { keys: ['how long is delivery', 'when will my parcel arrive'], parcel: true });
+    const updated = await t.console<KnowledgeEntry>(user.token, 'PUT', `${path}/${created.body.id}`, { body: { synonyms: [] } });
+    assert.deepEqual(updated.body.synonyms, []);
+    assert.equal(updated.body.question, 'How long is delivery?');
+    const [after] = await queryRows<{ keys: string[]; parcel: boolean }>(
+      t.database.db,
+      sql`select question_keys as keys, search @@ to_tsquery('english', 'parcels') as parcel from knowledge_entries where id = ${created.body.id}`,
+    );
+    assert.deepEqual(after, { keys: ['how long is delivery'], parcel: false });
+    const tooMany = await t.console(user.token, 'POST', path, {
+      body: { question: 'Q', synonyms: Array.from({ length: 21 }, (_, i) => `q${i}`), answer: 'A' },
+    });
+    assert.equal(tooMany.status, 400);
+    assert.equal((await t.console(user.token, 'POST', path, { body: { question: 'Q', synonyms: [''], answer: 'A' } })).status, 400);
   });
 
   test('delete: 200 { success: true }, then 404; the other entries stay', async () => {

@@ -22,6 +22,7 @@ export const KnowledgeEntry = object({
   id: Type.String(),
   knowledgeBaseId: Type.String(),
   question: Type.String(),
+  synonyms: Type.Array(Type.String(), { description: 'other ways customers ask the question; searched like it' }),
   answer: Type.String(),
   source: stringEnum(['manual', 'correction'] as const),
   messageId: nullable(Type.String({ description: 'the disliked agent reply a correction came from' })),
@@ -34,6 +35,8 @@ const Name = Type.String({ minLength: 1, maxLength: 100 });
 const Language = Type.String({ pattern: AI_LANG_PATTERN, maxLength: 16 });
 const Question = Type.String({ minLength: 1, maxLength: QUESTION_MAX });
 const Answer = Type.String({ minLength: 1, maxLength: ANSWER_MAX });
+export const SYNONYMS_MAX = 20;
+const Synonyms = Type.Array(Type.String({ minLength: 1, maxLength: QUESTION_MAX }), { maxItems: SYNONYMS_MAX });
 const KbParams = object({ id: Uuid });
 const EntryParams = object({ id: Uuid, entryId: Uuid });
 
@@ -96,7 +99,7 @@ export const knowledgeRoutes = {
     tags: ['Knowledge bases'],
     schema: {
       params: KbParams,
-      body: object({ question: Question, answer: Answer }),
+      body: object({ question: Question, synonyms: Type.Optional(Synonyms), answer: Answer }),
       response: { 201: KnowledgeEntry, ...ConsoleErrors },
     },
   }),
@@ -108,7 +111,7 @@ export const knowledgeRoutes = {
     tags: ['Knowledge bases'],
     schema: {
       params: EntryParams,
-      body: object({ question: Type.Optional(Question), answer: Type.Optional(Answer) }),
+      body: object({ question: Type.Optional(Question), synonyms: Type.Optional(Synonyms), answer: Type.Optional(Answer) }),
       response: { 200: KnowledgeEntry, ...ConsoleErrors },
     },
   }),

@@ -5,6 +5,7 @@ import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
+import { questionKeys } from './normalize.ts';
 import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
 
 export interface KnowledgeServiceDeps {
@@ -16,6 +17,7 @@ export const DEFAULT_LANGUAGE = 'en';
 
 export interface NewEntry {
   question: string;
+  synonyms?: string[];
   answer: string;
   source: EntrySource;
   /** The disliked agent reply a correction came from. */
@@ -95,7 +97,9 @@ export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
           id: newId(),
           knowledgeBaseId,
           question: input.question,
+          synonyms: input.synonyms ?? [],
           answer: input.answer,
+          keys: questionKeys(input.question, input.synonyms ?? []),
           source: input.source,
           messageId: input.messageId ?? null,
           now: clock.now(),
@@ -111,14 +115,17 @@ export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
       accountId: string,
       knowledgeBaseId: string,
       entryId: string,
-      patch: { question?: string; answer?: string },
+      patch: { question?: string; synonyms?: string[]; answer?: string },
     ): Promise<KnowledgeEntry> {
       const config = await searchConfigOf(accountId, knowledgeBaseId);
+      const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
+      if (!current) throw Errors.entryNotFound();
       // Nothing to change: the entry as it is, `updatedAt` untouched.
-      const entry =
-        patch.question === undefined && patch.answer === undefined
-          ? await store.findEntry(accountId, knowledgeBaseId, entryId)
-          : await store.updateEntry(accountId, knowledgeBaseId, entryId, patch, config, clock.now());
+      if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) return toEntry(current);
+      const question = patch.question ?? current.question;
+      const synonyms = patch.synonyms ?? current.synonyms;
+      const text = { question, synonyms, answer: patch.answer ?? current.answer, keys: questionKeys(question, synonyms) };
+      const entry = await store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
       if (!entry) throw Errors.entryNotFound();
       return toEntry(entry);
     },

@@ -1,7 +1,7 @@
 // SQL of knowledge bases and their entries. Every statement is scoped by the account: a base or an entry
 // of another account is indistinguishable from a missing one.
 import { and, asc, count, desc, eq, exists, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.ts';
+import { queryRows, type Executor } from '../db/client.ts';
 import { knowledgeBases, knowledgeEntries } from '../db/schema.ts';
 import type { TextSearchConfig } from './text-search.ts';
 
@@ -25,6 +25,7 @@ const entryColumns = {
   id: knowledgeEntries.id,
   knowledgeBaseId: knowledgeEntries.knowledgeBaseId,
   question: knowledgeEntries.question,
+  synonyms: knowledgeEntries.synonyms,
   answer: knowledgeEntries.answer,
   source: knowledgeEntries.source,
   messageId: knowledgeEntries.messageId,
@@ -32,10 +33,27 @@ const entryColumns = {
   updatedAt: knowledgeEntries.updatedAt,
 };
 
-/** Question (weight A) and answer (weight B) in the base's configuration, a bound parameter from the allow-list. */
-function searchVector(config: TextSearchConfig, question: SQL, answer: SQL): SQL {
-  return sql`setweight(to_tsvector(${config}::regconfig, ${question}), 'A')
-    || setweight(to_tsvector(${config}::regconfig, ${answer}), 'B')`;
+/** The text of an entry as stored and searched: what it answers (question and synonyms) and the answer. */
+export interface EntryText {
+  question: string;
+  synonyms: string[];
+  answer: string;
+  /** questionKeys(question, synonyms) (normalize.ts). */
+  keys: string[];
+}
+
+/**
+ * Question and synonyms (weight A) and answer (weight B) in the base's configuration, a bound parameter from the
+ * allow-list. The synonyms are separate lines of the A part: each is another way to ask the question.
+ */
+function searchVector(config: TextSearchConfig, text: EntryText): SQL {
+  const asked = [text.question, ...text.synonyms].join('\n');
+  return sql`setweight(to_tsvector(${config}::regconfig, ${asked}::text), 'A')
+    || setweight(to_tsvector(${config}::regconfig, ${text.answer}::text), 'B')`;
+}
+
+function textArray(values: readonly string[]): SQL {
+  return sql`${JSON.stringify(values)}::jsonb`;
 }
 
 function ownedBase(accountId: string, knowledgeBaseId: string): SQL {
@@ -127,19 +145,15 @@ export function createKnowledgeStore(db: Executor) {
     /** INSERT … SELECT from the account's base: no row (undefined) when the base is missing or foreign. */
     async insertEntry(
       accountId: string,
-      row: {
+      row: EntryText & {
         id: string;
         knowledgeBaseId: string;
-        question: string;
-        answer: string;
         source: EntrySource;
         messageId: string | null;
         now: Date;
       },
       config: TextSearchConfig,
     ) {
-      const question = sql`${row.question}::text`;
-      const answer = sql`${row.answer}::text`;
       const now = sql`${row.now.toISOString()}::timestamptz`;
       // Every column of the table, in the table's order (Drizzle lists them all in the INSERT).
       const [entry] = await db
@@ -149,11 +163,13 @@ export function createKnowledgeStore(db: Executor) {
             .select({
               id: sql`${row.id}::uuid`.as('id'),
               knowledgeBaseId: knowledgeBases.id,
-              question: question.as('question'),
-              answer: answer.as('answer'),
+              question: sql`${row.question}::text`.as('question'),
+              synonyms: sql`array(SELECT jsonb_array_elements_text(${textArray(row.synonyms)}))`.as('synonyms'),
+              questionKeys: sql`array(SELECT jsonb_array_elements_text(${textArray(row.keys)}))`.as('question_keys'),
+              answer: sql`${row.answer}::text`.as('answer'),
               source: sql`${row.source}::text`.as('source'),
               messageId: sql`${row.messageId}::text`.as('message_id'),
-              search: searchVector(config, question, answer).as('search'),
+              search: searchVector(config, row).as('search'),
               createdAt: now.as('created_at'),
               updatedAt: now.as('updated_at'),
             })
@@ -164,29 +180,95 @@ export function createKnowledgeStore(db: Executor) {
       return entry;
     },
 
-    /** Changes the given fields and recomputes `search` from the resulting text; undefined when no such entry. */
+    /** Sets the entry's text and recomputes `search` and the keys from it; undefined when no such entry. */
     async updateEntry(
       accountId: string,
       knowledgeBaseId: string,
       entryId: string,
-      patch: { question?: string; answer?: string },
+      text: EntryText,
       config: TextSearchConfig,
       now: Date,
     ) {
-      // In SET, a column name means the value before the update: the kept text when a field is not given.
-      const question = patch.question === undefined ? sql`${knowledgeEntries.question}` : sql`${patch.question}::text`;
-      const answer = patch.answer === undefined ? sql`${knowledgeEntries.answer}` : sql`${patch.answer}::text`;
       const [entry] = await db
         .update(knowledgeEntries)
         .set({
-          question: patch.question,
-          answer: patch.answer,
-          search: searchVector(config, question, answer),
+          question: text.question,
+          synonyms: text.synonyms,
+          questionKeys: text.keys,
+          answer: text.answer,
+          search: searchVector(config, text),
           updatedAt: now,
         })
         .where(and(eq(knowledgeEntries.id, entryId), entriesOf(accountId, knowledgeBaseId)))
         .returning(entryColumns);
       return entry;
+    },
+
+    /** The most recently changed entry whose question or a synonym has this key (normalize.ts). */
+    async findByQuestionKey(knowledgeBaseId: string, key: string) {
+      const [entry] = await db
+        .select(entryColumns)
+        .from(knowledgeEntries)
+        .where(and(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId), sql`${knowledgeEntries.questionKeys} @> ARRAY[${key}::text]`))
+        .orderBy(desc(knowledgeEntries.updatedAt), desc(knowledgeEntries.createdAt), desc(knowledgeEntries.id))
+        .limit(1);
+      return entry;
+    },
+
+    /**
+     * Full-text candidates for a customer's text: entries sharing at least one word (after stemming and stop
+     * words) with it, best `ts_rank` first, with how often each of the text's words occurs in their question and
+     * synonyms (weight A) and in their answer (weight B), and their length in words; plus the text's words, how
+     * many of the base's entries contain each, the base's size and its mean entry length.
+     */
+    async searchCandidates(knowledgeBaseId: string, config: TextSearchConfig, text: string, limit: number) {
+      const [query] = await queryRows<{ words: string[]; entries: number; meanLength: number; frequencies: Record<string, number> }>(
+        db,
+        sql`WITH q AS (SELECT array(SELECT DISTINCT unnest(tsvector_to_array(to_tsvector(${config}::regconfig, ${text}::text)))) AS words)
+            SELECT q.words,
+              (SELECT count(*)::int FROM ${knowledgeEntries} e WHERE e.knowledge_base_id = ${knowledgeBaseId}) AS entries,
+              (SELECT coalesce(avg(length(e.search)), 0)::float8 FROM ${knowledgeEntries} e WHERE e.knowledge_base_id = ${knowledgeBaseId}) AS "meanLength",
+              coalesce((SELECT jsonb_object_agg(w, (SELECT count(*) FROM ${knowledgeEntries} e
+                  WHERE e.knowledge_base_id = ${knowledgeBaseId} AND e.search @@ quote_literal(w)::tsquery))
+                FROM unnest(q.words) w), '{}'::jsonb) AS frequencies
+            FROM q`,
+      );
+      const words = query?.words ?? [];
+      const empty = {
+        words,
+        entries: query?.entries ?? 0,
+        meanLength: query?.meanLength ?? 0,
+        frequencies: {} as Record<string, number>,
+        candidates: [],
+      };
+      if (words.length === 0 || !query) return empty;
+      const anyWord = words.map((word) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
+      const candidates = await queryRows<{
+        id: string;
+        question: string;
+        answer: string;
+        /** word → [occurrences in question and synonyms, occurrences in the answer] */
+        counts: Record<string, [number, number]>;
+        length: number;
+        rank: number;
+        /** The normalized question: a newer entry with the same one supersedes this one (a correction). */
+        key: string | null;
+        updatedAt: string;
+      }>(
+        db,
+        sql`SELECT e.id, e.question, e.answer,
+              (SELECT jsonb_object_agg(u.lexeme, jsonb_build_array(
+                  (SELECT count(*) FROM unnest(u.weights) AS w(weight) WHERE w.weight = 'A'),
+                  (SELECT count(*) FROM unnest(u.weights) AS w(weight) WHERE w.weight = 'B')))
+                FROM unnest(e.search) u WHERE u.lexeme = ANY(${sql.param(words)}::text[])) AS counts,
+              length(e.search) AS length, e.question_keys[1] AS key, e.updated_at::text AS "updatedAt",
+              ts_rank(e.search, ${anyWord}::tsquery) AS rank
+            FROM ${knowledgeEntries} e
+            WHERE e.knowledge_base_id = ${knowledgeBaseId} AND e.search @@ ${anyWord}::tsquery
+            ORDER BY rank DESC, e.updated_at DESC, e.id DESC
+            LIMIT ${limit}`,
+      );
+      return { ...empty, frequencies: query.frequencies, candidates };
     },
 
     async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<boolean> {
