@@ -2,6 +2,10 @@
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { createAgentService } from './agent/agent-service.ts';
+import { createAgentStore } from './agent/agent-store.ts';
+import { createKnowledgeBaseEngine } from './agent/engines/knowledge-base-engine.ts';
+import { createOpenAiEngine } from './agent/engines/openai-engine.ts';
 import { createAccountsService } from './accounts/accounts-service.ts';
 import { createAccountsStore } from './accounts/accounts-store.ts';
 import { createApiKeyAuthenticator } from './accounts/api-key-auth.ts';
@@ -15,6 +19,7 @@ import { createPetsStore } from './demo/pets-store.ts';
 import { createFeedbackService } from './feedback/feedback-service.ts';
 import { createLocalFileStorage } from './files/file-storage.ts';
 import { filesPlugin } from './http/files-routes.ts';
+import { registerAgentRoutes } from './http/console/agent-routes.ts';
 import { registerDeliveryRoutes } from './http/console/delivery-routes.ts';
 import { registerInboxRoutes } from './http/console/inbox-routes.ts';
 import { registerMessageRoutes } from './http/public/messages-routes.ts';
@@ -36,6 +41,7 @@ import { registerTagRoutes } from './http/public/tags-routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
+import { createRetriever } from './knowledge/retrieval.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
 import { createTagsService } from './tags/tags-service.ts';
@@ -117,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       'chat.setTaskStatus': async ({ accountId, chatId, done }) => {
         await chats.applyTaskStatus(accountId, chatId, done, { type: 'api', operatorEmail: null });
       },
+      'agent.reply': (payload) => agent.reply(payload),
     },
   });
   const chats = createChatsService({
@@ -128,6 +135,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     eventsCommitted,
   });
   const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
+  const knowledgeStore = createKnowledgeStore(db);
+  const retriever = createRetriever(knowledgeStore);
+  const baseLanguage = (accountId: string, knowledgeBaseId: string) => knowledgeStore.findBaseLanguage(accountId, knowledgeBaseId);
+  const openAiEngine = createOpenAiEngine({ guard: urlGuard, retriever, baseLanguage, files: fileStorage });
+  app.addHook('onClose', () => openAiEngine.close());
+  const agent = createAgentService({
+    db,
+    clock,
+    logger,
+    queue: jobs,
+    engines: { 'knowledge-base': createKnowledgeBaseEngine({ retriever, baseLanguage }), 'openai-compatible': openAiEngine },
+    agentStore: createAgentStore,
+    messagesStore: createMessagesStore,
+    chatsStore: createChatsStore,
+    channelsStore: createChannelsStore,
+    eventsCommitted,
+  });
   const messages = createMessagesService({
     db,
     files: { storage: fileStorage, publicUrl: config.publicUrl },
@@ -135,11 +159,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     chatsStore: createChatsStore,
     channelsStore: createChannelsStore,
     clock,
+    agent,
     eventsCommitted,
   });
   const tags = createTagsService({ store: createTagsStore(db) });
   const consoleAuth = createConsoleAuth({ store: accountsStore, clock, jwtSecret: config.jwtSecret });
-  const knowledge = createKnowledgeService({ store: createKnowledgeStore(db), clock });
+  const knowledge = createKnowledgeService({ store: knowledgeStore, clock });
   const feedback = createFeedbackService({
     db,
     messagesStore: createMessagesStore,
@@ -165,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerKnowledgeRoutes(api, knowledge);
       registerInboxRoutes(api, chats, messages);
       registerDeliveryRoutes(api, deliveriesService);
+      registerAgentRoutes(api, agent);
     },
   });
   await app.register(gateway, {

@@ -74,6 +74,8 @@ export const Errors = {
   knowledgeBaseNotFound: plain(404, 'knowledgeBaseNotFound', 'Knowledge base not found'),
   knowledgeBaseRefNotFound: plain(400, 'knowledgeBaseRefNotFound', 'knowledgeBaseId: knowledge base not found'),
   entryNotFound: plain(404, 'entryNotFound', 'Entry not found'),
+  agentEngineFailed: (reason: string) =>
+    new DomainError(502, `The agent engine failed: ${reason}`, 'default', 'agentEngineFailed', { reason }),
   invalidTimeZone: (timeZone: string) =>
     new DomainError(400, `workingHours.timeZone: unknown time zone "${timeZone}"`, 'default', 'invalidTimeZone', {
       timeZone,

@@ -18,7 +18,8 @@ before(async () => {
   const user = await t.createConsoleUser();
   ({ key, token } = user);
   const channel = await t.console<{ id: string }>(token, 'POST', '/channel/custom/connect/', {
-    body: { name: 'API', settings: { role: 'Support', aiLang: 'en' } },
+    // The agent is off: these tests are about the chats themselves (agent-knowledge-base.test.ts has the agent).
+    body: { name: 'API', settings: { role: 'Support', aiLang: 'en', isActive: false } },
   });
   channelId = channel.body.id;
 });
@@ -87,7 +88,7 @@ describe('send-message-universal', () => {
       attachments: [],
       createdAt: undefined,
     });
-    assert.deepEqual(payload.settings, { behavior: '', role: 'Support', task: '', greeting: '', isActive: true, aiLang: 'en' });
+    assert.deepEqual(payload.settings, { behavior: '', role: 'Support', task: '', greeting: '', isActive: false, aiLang: 'en' });
   });
 
   test('defaults: sender "Unknown visitor"; later messages raise unreadCount and become the chat text', async () => {

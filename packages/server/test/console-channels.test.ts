@@ -108,7 +108,7 @@ describe('connect', () => {
     assert.equal(res.body.webhookSecretSet, true);
     assert.equal(res.body.disableAgentResponses, true);
     assert.deepEqual(res.body.settings, { behavior: '', role: 'Support agent', task: 'Book a demo', greeting: '', isActive: true, aiLang: 'ru' });
-    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'llama3', apiKeySet: true });
+    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'llama3', timeoutSeconds: 30, transcriptionModel: null, apiKeySet: true });
     assert.deepEqual(res.body.workingHours, { timeZone: 'Europe/Berlin', intervals: [{ day: 'mon', from: '09:00', to: '18:00' }] });
     assert.equal(res.body.autoReply, 'We are closed now');
     assert.ok(!res.text.includes('sk-very-secret') && !res.text.includes('whsec_'));
@@ -136,9 +136,9 @@ describe('read, change, delete', () => {
     assert.ok(String(res.body.updatedAt) >= String(channel.updatedAt));
 
     res = await put('custom', channel.id, { agentEngine: { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm1', apiKey: 'sk-1' } });
-    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm1', apiKeySet: true });
+    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm1', timeoutSeconds: 30, transcriptionModel: null, apiKeySet: true });
     res = await put('custom', channel.id, { agentEngine: { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm2' } });
-    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm2', apiKeySet: true });
+    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm2', timeoutSeconds: 30, transcriptionModel: null, apiKeySet: true });
     const stored = await queryRows<{ agent_api_key: string }>(t.database.db, sql`select agent_api_key from channels where id = ${channel.id}`);
     assert.equal(stored[0]?.agent_api_key, 'sk-1');
     res = await put('custom', channel.id, { agentEngine: { kind: 'knowledge-base' } });

@@ -15,7 +15,10 @@ let channelId: string;
 before(async () => {
   t = await startTestApp();
   user = await t.createConsoleUser();
-  channelId = (await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'API' } })).body.id;
+  // The agent is off: agent replies are put in place by the tests (agent-knowledge-base.test.ts has the agent).
+  channelId = (
+    await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'API', settings: { isActive: false } } })
+  ).body.id;
 });
 after(() => t.close());
 

@@ -63,7 +63,8 @@ test('a delivery interrupted by kill -9 is delivered after the restart', { timeo
     const channel = await call('/console/v1/channel/custom/connect/', {
       method: 'POST',
       headers: { authorization: `Bearer ${login.token}` },
-      body: { name: 'Crash', webhookUrl: `${receiver.url}/hook` },
+      // The agent is off: the one event here is the customer's message.
+      body: { name: 'Crash', webhookUrl: `${receiver.url}/hook`, settings: { isActive: false } },
     });
     await call('/api/v1/chats/chat/send-message-universal', {
       method: 'POST',

@@ -19,7 +19,8 @@ interface Delivery {
 async function setUp(t: TestApp, receiverUrl: string | null, extra: Record<string, unknown> = {}) {
   const user = await t.createConsoleUser();
   const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
-    body: { name: 'Hooked', ...(receiverUrl ? { webhookUrl: receiverUrl } : {}), ...extra },
+    // The agent is off: each customer message makes exactly one event here.
+    body: { name: 'Hooked', settings: { isActive: false }, ...(receiverUrl ? { webhookUrl: receiverUrl } : {}), ...extra },
   });
   assert.equal(channel.status, 201, channel.text);
   const send = (externalChatId: string, text = 'Hello') =>

@@ -27,6 +27,12 @@ const EngineOpenAiInput = object({
   baseUrl: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'e.g. https://api.openai.com/v1' }),
   model: Type.String({ minLength: 1, maxLength: 200 }),
   apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'write-only' })),
+  timeoutSeconds: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 300, default: 30, description: 'time limit of one request to the model server' }),
+  ),
+  transcriptionModel: Type.Optional(
+    nullable(Type.String({ minLength: 1, maxLength: 200, description: 'voice messages go through /audio/transcriptions with this model' })),
+  ),
 });
 export const AgentEngineInput = Type.Union([EngineKnowledgeBase, EngineOpenAiInput]);
 export type AgentEngineInput = Static<typeof AgentEngineInput>;
@@ -36,6 +42,8 @@ export const AgentEngineView = Type.Union([
     kind: Type.Literal('openai-compatible'),
     baseUrl: Type.String(),
     model: Type.String(),
+    timeoutSeconds: Type.Integer(),
+    transcriptionModel: nullable(Type.String()),
     apiKeySet: Type.Boolean({ description: 'an API key is stored (it is never shown)' }),
   }),
 ]);

@@ -1,10 +1,12 @@
 import type { RouteContract } from '../route.ts';
+import { agentRoutes } from './agent.ts';
 import { authRoutes } from './auth.ts';
 import { channelKindRoutes, channelRoutes } from './channels.ts';
 import { deliveryRoutes } from './deliveries.ts';
 import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
 
+export * from './agent.ts';
 export * from './auth.ts';
 export * from './channels.ts';
 export * from './common.ts';
@@ -20,4 +22,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(knowledgeRoutes),
   ...Object.values(inboxRoutes),
   ...Object.values(deliveryRoutes),
+  ...Object.values(agentRoutes),
 ];

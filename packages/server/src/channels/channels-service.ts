@@ -19,6 +19,9 @@ import { sampleNewMessagesEvent } from '../webhooks/payloads.ts';
 import type { UrlGuard } from '../webhooks/url-guard.ts';
 import type { ChannelChanges, ChannelRow, ChannelsStore } from './channels-store.ts';
 
+/** Time limit of one request to an openai-compatible model server. */
+export const DEFAULT_ENGINE_TIMEOUT_SECONDS = 30;
+
 export const DEFAULT_SETTINGS: AgentSettings = {
   behavior: '',
   role: '',
@@ -63,7 +66,14 @@ export function toChannelView(row: ChannelRow): Channel {
     knowledgeBaseId: row.knowledgeBaseId,
     agentEngine:
       engine.kind === 'openai-compatible'
-        ? { kind: engine.kind, baseUrl: engine.baseUrl, model: engine.model, apiKeySet: row.agentApiKey !== null }
+        ? {
+            kind: engine.kind,
+            baseUrl: engine.baseUrl,
+            model: engine.model,
+            timeoutSeconds: engine.timeoutSeconds ?? DEFAULT_ENGINE_TIMEOUT_SECONDS,
+            transcriptionModel: engine.transcriptionModel ?? null,
+            apiKeySet: row.agentApiKey !== null,
+          }
         : { kind: 'knowledge-base' },
     workingHours: row.workingHours,
     autoReply: row.autoReply,
@@ -100,7 +110,13 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient }:
   /** The engine as stored, and what happens to its API key (kept when a change does not give a new one). */
   function engineChanges(input: AgentEngineInput, previous: ChannelRow | undefined): ChannelChanges {
     if (input.kind === 'knowledge-base') return { agentEngine: { kind: 'knowledge-base' }, agentApiKey: null };
-    const agentEngine: StoredAgentEngine = { kind: input.kind, baseUrl: input.baseUrl, model: input.model };
+    const agentEngine: StoredAgentEngine = {
+      kind: input.kind,
+      baseUrl: input.baseUrl,
+      model: input.model,
+      timeoutSeconds: input.timeoutSeconds ?? DEFAULT_ENGINE_TIMEOUT_SECONDS,
+      transcriptionModel: input.transcriptionModel ?? null,
+    };
     const keepKey = previous?.agentEngine.kind === 'openai-compatible' ? previous.agentApiKey : null;
     return { agentEngine, agentApiKey: input.apiKey ?? keepKey };
   }

@@ -77,6 +77,30 @@ async function listCount(store: ChatsStore, { filter, page, tags }: ListArgument
   return store.countMatching(filter);
 }
 
+/**
+ * Sets the task status in the caller's transaction; when it actually changes, writes dialog_status_changed there
+ * too. Returns whether it changed (the caller wakes the delivery worker after the commit).
+ */
+export async function recordTaskStatus(
+  tx: Executor,
+  deps: Pick<ChatsServiceDeps, 'chatsStore' | 'channelsStore'>,
+  change: { accountId: string; chatId: string; done: boolean; source: TaskStatusSource; at: Date },
+): Promise<boolean> {
+  const { accountId, chatId, done, source, at } = change;
+  const chat = await deps.chatsStore(tx).setTaskDone(accountId, chatId, done, at);
+  if (!chat) return false;
+  const payload = dialogStatusChangedEvent({
+    eventId: newId(),
+    chat: webhookChat(chat),
+    settings: await settingsOf(tx, deps.channelsStore, chat),
+    done,
+    source,
+    at,
+  });
+  await recordEvent(tx, { accountId, channelId: chat.channelId, chatId, payload });
+  return true;
+}
+
 export function createChatsService({ db, chatsStore, channelsStore, queue, clock, eventsCommitted = () => {} }: ChatsServiceDeps) {
   const store = chatsStore(db);
 
@@ -96,21 +120,9 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     done: boolean,
     source: TaskStatusSource,
   ): Promise<boolean> {
-    const changed = await db.transaction(async (tx) => {
-      const now = clock.now();
-      const chat = await chatsStore(tx).setTaskDone(accountId, chatId, done, now);
-      if (!chat) return false;
-      const payload = dialogStatusChangedEvent({
-        eventId: newId(),
-        chat: webhookChat(chat),
-        settings: await settingsOf(tx, channelsStore, chat),
-        done,
-        source,
-        at: now,
-      });
-      await recordEvent(tx, { accountId, channelId: chat.channelId, chatId, payload });
-      return true;
-    });
+    const changed = await db.transaction((tx) =>
+      recordTaskStatus(tx, { chatsStore, channelsStore }, { accountId, chatId, done, source, at: clock.now() }),
+    );
     if (changed) eventsCommitted();
     return changed;
   }

@@ -64,7 +64,17 @@ export interface StoredAgentSettings {
   isActive: boolean;
   aiLang: string;
 }
-export type StoredAgentEngine = { kind: 'knowledge-base' } | { kind: 'openai-compatible'; baseUrl: string; model: string };
+export type StoredAgentEngine =
+  | { kind: 'knowledge-base' }
+  | {
+      kind: 'openai-compatible';
+      baseUrl: string;
+      model: string;
+      /** Per request to the model server; default 30. */
+      timeoutSeconds?: number;
+      /** Voice messages go through `/audio/transcriptions` with this model; unset: the model is told one came. */
+      transcriptionModel?: string | null;
+    };
 export interface StoredWorkingHours {
   timeZone: string;
   intervals: { day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'; from: string; to: string }[];
@@ -94,12 +104,16 @@ export const knowledgeEntries = pgTable(
       .notNull()
       .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
     question: text('question').notNull(),
+    /** Other ways customers ask the same question; searched with the question's weight. */
+    synonyms: text('synonyms').array().notNull().default(sql`'{}'::text[]`),
+    /** The question and its synonyms normalized (knowledge/normalize.ts): an exact match always wins. */
+    questionKeys: text('question_keys').array().notNull().default(sql`'{}'::text[]`),
     answer: text('answer').notNull(),
     /** `manual` (typed in the console) or `correction` (from a disliked reply). */
     source: text('source').notNull().default('manual'),
     /** The disliked agent reply a correction came from. */
     messageId: text('message_id'),
-    /** Question (weight A) and answer (weight B) in the base's text-search configuration; set by the store. */
+    /** Question and synonyms (weight A) and answer (weight B) in the base's text-search configuration; set by the store. */
     search: tsvector('search').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -107,6 +121,7 @@ export const knowledgeEntries = pgTable(
   (t) => [
     index('knowledge_entries_base_created_idx').on(t.knowledgeBaseId, t.createdAt.desc(), t.id.desc()),
     index('knowledge_entries_search_idx').using('gin', t.search),
+    index('knowledge_entries_question_keys_idx').using('gin', t.questionKeys),
     check('knowledge_entries_source_check', sql`${t.source} in ('manual', 'correction')`),
   ],
 );
@@ -172,6 +187,8 @@ export const chats = pgTable(
     /** Task status: true = done (`isTriggered`). */
     taskDone: boolean('task_done').notNull().default(false),
     paused: boolean('paused').notNull().default(false),
+    /** When the auto-reply was last sent: it goes once per off-hours period. */
+    autoReplyAt: timestamp('auto_reply_at', { withTimezone: true, precision: 3 }),
     banned: boolean('banned').notNull().default(false),
     isGroup: boolean('is_group').notNull().default(false),
     email: text('email'),
@@ -276,7 +293,10 @@ export const messages = pgTable(
       .references(() => chats.id, { onDelete: 'cascade' }),
     /** `user` (customer) or `assistant` (the agent or the team). */
     role: text('role').notNull(),
-    /** Who wrote it: `customer`, `agent` (an agent reply: the only kind that can be rated), `team` (Inbox), `api` (a team reply recorded through the API). */
+    /**
+     * Who wrote it: `customer`, `agent` (an agent reply: the only kind that can be rated), `auto` (the off-hours
+     * auto-reply), `team` (Inbox), `api` (a team reply recorded through the API).
+     */
     origin: text('origin').notNull(),
     senderName: text('sender_name'),
     text: text('text').notNull(),
@@ -285,13 +305,16 @@ export const messages = pgTable(
     externalId: text('external_id'),
     /** `liked` or `disliked` (agent replies only). */
     rating: text('rating'),
+    /** A customer message the agent has not yet answered (or decided to leave unanswered). */
+    awaitingAgent: boolean('awaiting_agent').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
     index('messages_chat_created_idx').on(t.chatId, t.createdAt, t.id),
     uniqueIndex('messages_chat_external_id_key').on(t.chatId, t.externalId).where(sql`${t.externalId} is not null`),
     check('messages_role_check', sql`${t.role} in ('user', 'assistant')`),
-    check('messages_origin_check', sql`${t.origin} in ('customer', 'agent', 'team', 'api')`),
+    check('messages_origin_check', sql`${t.origin} in ('customer', 'agent', 'auto', 'team', 'api')`),
+    index('messages_awaiting_agent_idx').on(t.chatId, t.createdAt, t.id).where(sql`${t.awaitingAgent}`),
     check('messages_rating_check', sql`${t.rating} in ('liked', 'disliked')`),
   ],
 );
@@ -316,7 +339,7 @@ export const events = pgTable(
   (t) => [index('events_channel_created_idx').on(t.channelId, t.createdAt), index('events_chat_idx').on(t.chatId)],
 );
 
-/** Durable background jobs (done/undone commands now; agent replies later). */
+/** Durable background jobs: done/undone commands, agent replies. */
 export const jobs = pgTable(
   'jobs',
   {
@@ -327,9 +350,13 @@ export const jobs = pgTable(
     attempts: integer('attempts').notNull().default(0),
     lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
     lastError: text('last_error'),
+    /** At most one queued job per key (one agent reply job per chat). */
+    key: text('key'),
+    /** Enqueued again while it ran: it runs once more instead of being deleted. */
+    rerun: boolean('rerun').notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [index('jobs_run_at_idx').on(t.runAt)],
+  (t) => [index('jobs_run_at_idx').on(t.runAt), uniqueIndex('jobs_key_key').on(t.key).where(sql`${t.key} is not null`)],
 );
 
 /**
@@ -412,3 +439,23 @@ export const demoSeeds = pgTable('demo_seeds', {
     .references(() => accounts.id, { onDelete: 'cascade' }),
   seededAt: timestamp('seeded_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });
+
+/** Agent replies that failed for good: the chat is left for the team, and the console shows why. */
+export const agentFailures = pgTable(
+  'agent_failures',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    error: text('error').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('agent_failures_account_created_idx').on(t.accountId, t.createdAt.desc())],
+);

@@ -1,6 +1,8 @@
 // Durable background jobs in the database: enqueued in the caller's transaction, claimed with
 // FOR UPDATE SKIP LOCKED (several worker processes never run one job twice at once), retried with backoff.
 // A worker wakes at once when this process enqueues, and polls for jobs other processes enqueued.
+// A job may have a key: at most one job per key exists, and enqueueing a key whose job is running makes that
+// job run once more when it ends (one agent reply job per chat, never two at once, none missed).
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { queryRows, type Database, type Executor } from '../db/client.ts';
@@ -11,6 +13,8 @@ import { newId } from '../lib/ids.ts';
 export interface JobCatalog {
   /** done/undone of the public API (202 at once, the change here). */
   'chat.setTaskStatus': { accountId: string; chatId: string; done: boolean };
+  /** The agent answers a chat's waiting customer messages (keyed by chat: one at a time per chat). */
+  'agent.reply': { accountId: string; chatId: string };
 }
 export type JobKind = keyof JobCatalog;
 export type JobHandlers = { [K in JobKind]: (payload: JobCatalog[K]) => Promise<void> };
@@ -56,7 +60,7 @@ export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrenc
     try {
       const handler = handlers[job.kind] as (payload: unknown) => Promise<void>;
       await handler(job.payload);
-      await db.delete(jobs).where(sql`${jobs.id} = ${job.id}`);
+      await finish(job);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempts >= maxAttempts) {
@@ -71,6 +75,16 @@ export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrenc
             last_error = ${message} WHERE id = ${job.id}`,
       );
     }
+  }
+
+  /** Deletes a done job, unless it was enqueued again while it ran: then it is due again at once. */
+  async function finish(job: ClaimedJob): Promise<void> {
+    const deleted = await queryRows(db, sql`DELETE FROM ${jobs} WHERE id = ${job.id} AND NOT rerun RETURNING id`);
+    if (deleted.length > 0) return;
+    await db.execute(
+      sql`UPDATE ${jobs} SET rerun = false, run_at = now(), locked_until = NULL, attempts = 0, last_error = NULL
+          WHERE id = ${job.id}`,
+    );
   }
 
   async function drain(): Promise<void> {
@@ -104,9 +118,20 @@ export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrenc
   }
 
   return {
-    /** Adds a job in the given transaction (or the database); call `wake()` after it commits. */
-    async enqueue<K extends JobKind>(executor: Executor, kind: K, payload: JobCatalog[K]): Promise<void> {
-      await executor.insert(jobs).values({ id: newId(), kind, payload, runAt: sql`now()` });
+    /**
+     * Adds a job in the given transaction (or the database); call `wake()` after it commits. With a `key`, a job
+     * of that key already queued is not added twice; one already running runs once more when it ends.
+     */
+    async enqueue<K extends JobKind>(executor: Executor, kind: K, payload: JobCatalog[K], options: { key?: string } = {}): Promise<void> {
+      if (options.key === undefined) {
+        await executor.insert(jobs).values({ id: newId(), kind, payload, runAt: sql`now()` });
+        return;
+      }
+      await executor.execute(
+        sql`INSERT INTO ${jobs} (id, kind, payload, run_at, key) VALUES (${newId()}, ${kind}, ${JSON.stringify(payload)}::jsonb, now(), ${options.key})
+            ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
+            SET rerun = ${jobs.lockedUntil} IS NOT NULL AND ${jobs.lockedUntil} >= now(), run_at = least(${jobs.runAt}, now())`,
+      );
     },
     wake,
     start(): void {

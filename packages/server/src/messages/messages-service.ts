@@ -3,17 +3,19 @@
 // in the same transaction; a team reply recorded through the API (`role: assistant`) writes none.
 import type { InboxMessage, SendMessageBody } from '@parley/contracts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
-import { settingsOf, type ChatsServiceDeps } from '../chats/chats-service.ts';
-import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
+import type { AgentService } from '../agent/agent-service.ts';
+import type { ChatsServiceDeps } from '../chats/chats-service.ts';
+import type { ChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
 import { detectFile, safeFileName } from '../files/file-kinds.ts';
 import { fileUrl, type FileStorage, type Upload } from '../files/file-storage.ts';
-import { recordEvent, type EventsCommitted } from '../events/outbox.ts';
+import type { EventsCommitted } from '../events/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isUuid, newId } from '../lib/ids.ts';
-import { newMessagesEvent, webhookChat, webhookMessage } from '../webhooks/payloads.ts';
+import { webhookMessage } from '../webhooks/payloads.ts';
+import { recordNewMessage } from './message-events.ts';
 import type { MessageRow, MessagesStore } from './messages-store.ts';
 
 export const DEFAULT_SENDER_NAME = 'Unknown visitor';
@@ -31,6 +33,8 @@ export interface MessagesServiceDeps {
   chatsStore: (executor: Executor) => Pick<ChatsStore, 'find'>;
   channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
   clock: Clock;
+  /** Decides, in the message's transaction, whether the agent answers a customer message (rule 3). */
+  agent: Pick<AgentService, 'planFor' | 'afterCustomerMessage' | 'wake'>;
   eventsCommitted?: EventsCommitted;
 }
 
@@ -45,6 +49,7 @@ export function createMessagesService({
   chatsStore,
   channelsStore,
   clock,
+  agent,
   eventsCommitted = () => {},
 }: MessagesServiceDeps) {
   /** The type of each file from its bytes (spec, Accepted files); one unaccepted file rejects the message. */
@@ -56,16 +61,6 @@ export function createMessagesService({
     });
   }
 
-  /** The new_messages event of one message, in the transaction that stored it. */
-  async function recordNewMessage(tx: Executor, chat: ChatRow, message: MessageRow, at: Date): Promise<void> {
-    const payload = newMessagesEvent({
-      chat: webhookChat(chat),
-      messages: [webhookMessage(message)],
-      settings: await settingsOf(tx, channelsStore, chat),
-      timestamp: at,
-    });
-    await recordEvent(tx, { accountId: chat.accountId, channelId: chat.channelId, chatId: chat.id, payload });
-  }
 
   async function store(detected: Awaited<ReturnType<typeof detectAll>>): Promise<StoredAttachment[]> {
     return Promise.all(
@@ -105,8 +100,9 @@ export function createMessagesService({
           updatedAt: now,
           lastMessageAt: now,
         });
-        if (chat.banned) return false;
+        if (chat.banned) return 'ignored';
         const fromCustomer = body.role === 'user';
+        const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
         const message = await store.insert({
           id: newId(),
           accountId,
@@ -117,20 +113,24 @@ export function createMessagesService({
           text: body.text,
           attachments,
           externalId: body.messageId ?? null,
+          awaitingAgent: plan === 'answer',
           createdAt: now,
         });
-        if (!message) return false;
+        if (!message) return 'ignored'; // a repeated messageId: no event, no reply
         const touched = await store.touchChat(chat.id, {
           text: body.text,
           at: now,
           unread: fromCustomer,
           ...(fromCustomer && body.senderName !== undefined ? { dialogName: body.senderName } : {}),
         });
-        if (!fromCustomer) return false; // rule 2: saved as context, sent nowhere
-        await recordNewMessage(tx, touched, message, now);
-        return true;
+        if (!fromCustomer) return 'ignored'; // rule 2: saved as context, sent nowhere
+        await recordNewMessage(tx, channelsStore, touched, message, now);
+        await agent.afterCustomerMessage(tx, plan, channel, touched, now);
+        return plan;
       });
-      if (recorded) eventsCommitted();
+      if (recorded === 'ignored') return;
+      eventsCommitted();
+      if (recorded === 'answer') agent.wake();
     },
 
     async listMessages(accountId: string, chatId: string, limit = 200): Promise<{ messages: InboxMessage[] }> {
@@ -158,7 +158,7 @@ export function createMessagesService({
         });
         if (!message) throw new Error('team reply was not stored');
         const touched = await store.touchChat(chatId, { text, at: now, unread: false });
-        await recordNewMessage(tx, touched, message, now);
+        await recordNewMessage(tx, channelsStore, touched, message, now);
         return toInboxMessage(message);
       });
       eventsCommitted();

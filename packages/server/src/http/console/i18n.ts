@@ -33,6 +33,7 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   deliveryNotFound: () => 'Доставка не найдена',
   deliveryPending: () => 'Доставка ещё не завершена',
   invalidRange: () => '«from» должно быть раньше «to»',
+  agentEngineFailed: (p) => `Движок агента не ответил: ${p.reason}`,
 };
 
 export function translateError(error: DomainError, lang: ConsoleLanguage): string {

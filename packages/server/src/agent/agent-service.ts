@@ -1,0 +1,238 @@
+// The agent's part in the message flow (spec, send-message-universal rules 1 and 3; DESIGN.md, Agent engines).
+// When a customer message is stored, `planFor` decides in the same transaction: the agent answers (the message
+// waits for it and a reply job keyed by the chat is queued: one reply at a time per chat, in order), the
+// auto-reply goes out (outside working hours, once per off-hours period), or it stays silent. The reply job
+// asks the channel's engine outside any transaction, then stores the reply, its new_messages event and, when
+// the task is complete, task_trigger and the status change, in one transaction.
+import type { ChatsServiceDeps } from '../chats/chats-service.ts';
+import { recordTaskStatus, settingsOf } from '../chats/chats-service.ts';
+import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
+import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
+import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
+import type { Database, Executor } from '../db/client.ts';
+import { Errors } from '../errors.ts';
+import { recordEvent, type EventsCommitted } from '../events/outbox.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { Clock } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
+import { recordNewMessage } from '../messages/message-events.ts';
+import type { MessageRow, MessagesStore } from '../messages/messages-store.ts';
+import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
+import type { AgentStore } from './agent-store.ts';
+import { AgentEngineError, type AgentChannel, type AgentEngine, type AgentMessage } from './engine.ts';
+import { autoReplyDue, isOpen } from './working-hours.ts';
+import type { AgentFailure } from '@parley/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+
+/** Messages before the waiting ones that the engine gets as context. */
+const HISTORY = 20;
+
+export type AgentPlan = 'answer' | 'autoReply' | 'silent';
+
+export interface AgentServiceDeps {
+  db: Database;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  queue: Pick<JobQueue, 'enqueue' | 'wake'>;
+  engines: Record<AgentChannel['engine']['kind'], AgentEngine>;
+  agentStore: (executor: Executor) => AgentStore;
+  messagesStore: (executor: Executor) => Pick<MessagesStore, 'insert' | 'touchChat'>;
+  chatsStore: (executor: Executor) => ChatsStore;
+  channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
+  eventsCommitted?: EventsCommitted;
+}
+
+/** The channel's agent may answer at all: switched on, and agent responses not disabled. */
+function agentEnabled(channel: ChannelRow): boolean {
+  return ({ ...DEFAULT_SETTINGS, ...channel.settings }).isActive && !channel.disableAgentResponses;
+}
+
+function agentChannel(channel: ChannelRow): AgentChannel {
+  return {
+    settings: { ...DEFAULT_SETTINGS, ...channel.settings },
+    knowledgeBaseId: channel.knowledgeBaseId,
+    engine: channel.agentEngine,
+    apiKey: channel.agentApiKey,
+  };
+}
+
+function toAgentMessage(row: MessageRow): AgentMessage {
+  return { role: row.role === 'user' ? 'user' : 'assistant', text: row.text, attachments: row.attachments };
+}
+
+export const replyJobKey = (chatId: string) => `agent.reply:${chatId}`;
+
+export function createAgentService(deps: AgentServiceDeps) {
+  const { db, clock, logger, queue, engines, agentStore, messagesStore, chatsStore, channelsStore } = deps;
+  const eventsCommitted = deps.eventsCommitted ?? (() => {});
+
+  /** Rule 3: silent when the agent is off, responses are disabled or the chat is paused; hours decide the rest. */
+  function planFor(channel: ChannelRow, chat: ChatRow, at: Date): AgentPlan {
+    if (!agentEnabled(channel) || chat.paused || chat.banned) return 'silent';
+    if (isOpen(channel.workingHours, at)) return 'answer';
+    const due = channel.autoReply !== null && channel.workingHours !== null && autoReplyDue(channel.workingHours, chat.autoReplyAt, at);
+    return due ? 'autoReply' : 'silent';
+  }
+
+  /** The off-hours auto-reply, delivered to the customer like any reply (not an agent reply: it cannot be rated). */
+  async function sendAutoReply(tx: Executor, channel: ChannelRow, chat: ChatRow, at: Date): Promise<void> {
+    const text = channel.autoReply ?? '';
+    const message = await messagesStore(tx).insert({
+      id: newId(),
+      accountId: chat.accountId,
+      chatId: chat.id,
+      role: 'assistant',
+      origin: 'auto',
+      senderName: null,
+      text,
+      createdAt: at,
+    });
+    if (!message) throw new Error('auto-reply was not stored');
+    const touched = await messagesStore(tx).touchChat(chat.id, { text, at, unread: false });
+    await agentStore(tx).markAutoReplied(chat.id, at);
+    await recordNewMessage(tx, channelsStore, touched, message, at);
+  }
+
+  /** Records the engine's failure and leaves the chat to the team (the messages stop waiting). */
+  async function giveUp(chat: ChatRow, waiting: MessageRow[], error: Error): Promise<void> {
+    logger.warn({ chatId: chat.id, channelId: chat.channelId, err: error.message }, 'agent reply failed; the chat is left for the team');
+    await db.transaction(async (tx) => {
+      await agentStore(tx).settle(waiting.map((message) => message.id));
+      await agentStore(tx).insertFailure({
+        id: newId(),
+        accountId: chat.accountId,
+        channelId: chat.channelId,
+        chatId: chat.id,
+        error: error.message.slice(0, 2000),
+        createdAt: clock.now(),
+      });
+    });
+  }
+
+  return {
+    planFor,
+
+    /**
+     * After a customer message was stored (`awaitingAgent` set when the plan is `answer`), in its transaction:
+     * queues the reply job or sends the auto-reply. The caller wakes the queue and the deliveries after commit.
+     */
+    async afterCustomerMessage(tx: Executor, plan: AgentPlan, channel: ChannelRow, chat: ChatRow, at: Date): Promise<void> {
+      if (plan === 'answer') await queue.enqueue(tx, 'agent.reply', { accountId: chat.accountId, chatId: chat.id }, { key: replyJobKey(chat.id) });
+      if (plan === 'autoReply') await sendAutoReply(tx, channel, chat, at);
+    },
+
+    wake: () => queue.wake(),
+
+    /** The reply job: answers every waiting customer message of the chat at once. */
+    async reply({ accountId, chatId }: { accountId: string; chatId: string }): Promise<void> {
+      const chat = await chatsStore(db).find(accountId, chatId);
+      if (!chat) return;
+      const waiting = await agentStore(db).waiting(chatId);
+      if (waiting.length === 0) return;
+      const channel = await channelsStore(db).find(accountId, chat.channelId);
+      // Switched off, paused or banned since the message came: the agent stays silent.
+      if (!channel || planFor(channel, chat, clock.now()) !== 'answer') {
+        await agentStore(db).settle(waiting.map((message) => message.id));
+        return;
+      }
+      const first = waiting[0] as MessageRow;
+      const history = await agentStore(db).before(chatId, first, HISTORY);
+      const engine = engines[channel.agentEngine.kind];
+      let answer;
+      try {
+        answer = await engine.answer({
+          accountId,
+          channel: agentChannel(channel),
+          history: history.map(toAgentMessage),
+          pending: waiting.map(toAgentMessage),
+          firstMessage: history.length === 0,
+        });
+      } catch (error) {
+        if (error instanceof AgentEngineError) return giveUp(chat, waiting, error);
+        throw error;
+      }
+
+      const sent = await db.transaction(async (tx) => {
+        const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
+        if (settled.length === 0) return false; // another run answered them
+        const current = await chatsStore(tx).find(accountId, chatId);
+        // Paused or banned while the engine was thinking: the reply is dropped.
+        if (!current || current.paused || current.banned) return false;
+        const now = clock.now();
+        let latest = current;
+        if (answer.text !== null) {
+          const message = await messagesStore(tx).insert({
+            id: newId(),
+            accountId,
+            chatId,
+            role: 'assistant',
+            origin: 'agent',
+            senderName: null,
+            text: answer.text,
+            createdAt: now,
+          });
+          if (!message) throw new Error('agent reply was not stored');
+          latest = await messagesStore(tx).touchChat(chatId, { text: answer.text, at: now, unread: false });
+          await recordNewMessage(tx, channelsStore, latest, message, now);
+        }
+        if (answer.taskComplete) {
+          const last = waiting.at(-1) as MessageRow;
+          await recordEvent(tx, {
+            accountId,
+            channelId: latest.channelId,
+            chatId,
+            payload: {
+              event: 'task_trigger',
+              chat: webhookChat(latest),
+              message: webhookMessage(last),
+              summary: answer.taskComplete.summary,
+              settings: await settingsOf(tx, channelsStore, latest),
+              timestamp: now.toISOString(),
+            },
+          });
+          await recordTaskStatus(
+            tx,
+            { chatsStore, channelsStore },
+            { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: now },
+          );
+        }
+        return true;
+      });
+      if (sent) eventsCommitted();
+    },
+
+    /** Console: how the channel's agent answers a text, with no chat stored and no event (hours and switches aside). */
+    async test(accountId: string, channelId: string, text: string) {
+      const channel = await channelsStore(db).find(accountId, channelId);
+      if (!channel) throw Errors.channelNotFound();
+      try {
+        const answer = await engines[channel.agentEngine.kind].answer({
+          accountId,
+          channel: agentChannel(channel),
+          history: [],
+          pending: [{ role: 'user', text, attachments: [] }],
+          firstMessage: true,
+        });
+        return { reply: answer.text, taskComplete: answer.taskComplete !== null, summary: answer.taskComplete?.summary ?? null };
+      } catch (error) {
+        if (error instanceof AgentEngineError) throw Errors.agentEngineFailed(error.message);
+        throw error;
+      }
+    },
+
+    async listFailures(accountId: string, filter: { channelId?: string; limit?: number }): Promise<{ failures: AgentFailure[] }> {
+      const rows = await agentStore(db).listFailures(accountId, { channelId: filter.channelId, limit: filter.limit ?? 100 });
+      return {
+        failures: rows.map((row) => ({
+          id: row.id,
+          channelId: row.channelId,
+          chatId: row.chatId,
+          error: row.error,
+          createdAt: row.createdAt.toISOString(),
+        })),
+      };
+    },
+  };
+}
+
+export type AgentService = ReturnType<typeof createAgentService>;

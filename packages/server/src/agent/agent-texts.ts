@@ -1,0 +1,31 @@
+// Fixed sentences of the agent, in the channel's language (`aiLang`; other languages get English).
+
+const FALLBACK = new Map<string, string>([
+  ['en', "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you."],
+  ['ru', 'Спасибо за сообщение. У меня пока нет ответа на этот вопрос; сотрудник нашей команды скоро ответит вам.'],
+  ['de', 'Danke für Ihre Nachricht. Darauf habe ich noch keine Antwort; jemand aus unserem Team meldet sich bei Ihnen.'],
+  ['fr', "Merci pour votre message. Je n'ai pas encore de réponse à cela ; un membre de notre équipe vous répondra."],
+  ['es', 'Gracias por su mensaje. Todavía no tengo una respuesta para eso; alguien de nuestro equipo le responderá.'],
+  ['it', 'Grazie per il messaggio. Non ho ancora una risposta; un membro del nostro team le risponderà.'],
+  ['pt', 'Obrigado pela sua mensagem. Ainda não tenho uma resposta para isso; alguém da nossa equipe vai responder.'],
+]);
+
+const VOICE_NOTE = new Map<string, string>([
+  ['en', '[The customer sent a voice message, which cannot be listened to here.]'],
+  ['ru', '[Клиент отправил голосовое сообщение, которое здесь нельзя прослушать.]'],
+]);
+
+function pick(texts: Map<string, string>, aiLang: string): string {
+  const primary = aiLang.toLowerCase().split('-')[0] ?? 'en';
+  return texts.get(primary) ?? texts.get('en') ?? '';
+}
+
+/** What the knowledge-base agent says when nothing in the base answers the customer. */
+export function fallbackText(aiLang: string): string {
+  return pick(FALLBACK, aiLang);
+}
+
+/** Put in place of a voice message for a model that is not given a transcription. */
+export function voiceMessageNote(aiLang: string): string {
+  return pick(VOICE_NOTE, aiLang);
+}

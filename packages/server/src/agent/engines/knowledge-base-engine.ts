@@ -1,0 +1,43 @@
+// The default engine: embedded, deterministic, no model (DESIGN.md, Agent engines). The answer of the best
+// matching knowledge-base entry; when nothing matches well enough, the greeting on a chat's first message,
+// otherwise a fallback sentence in the channel's language.
+import type { Retriever } from '../../knowledge/retrieval.ts';
+import { fallbackText } from '../agent-texts.ts';
+import type { AgentAnswer, AgentEngine, AgentTurn } from '../engine.ts';
+
+/**
+ * The lowest score (retrieval.ts) that counts as an answer. Chosen with `npm run eval:kb`'s sweep: a wrong answer
+ * is worse than the fallback (which leaves the chat to the team), so it favors few wrong answers over many answers.
+ */
+export const ANSWER_THRESHOLD = 0.5;
+
+export interface KnowledgeBaseEngineDeps {
+  retriever: Pick<Retriever, 'retrieve'>;
+  /** The language of the account's knowledge base; undefined when it is gone. */
+  baseLanguage: (accountId: string, knowledgeBaseId: string) => Promise<string | undefined>;
+}
+
+export function createKnowledgeBaseEngine({ retriever, baseLanguage }: KnowledgeBaseEngineDeps): AgentEngine {
+  /** The best entry's answer for the text, when it is an exact match or scores at least the threshold. */
+  async function lookUp(knowledgeBaseId: string, language: string, text: string): Promise<string | undefined> {
+    const [best] = await retriever.retrieve(knowledgeBaseId, language, text, 1);
+    return best && (best.exact || best.score >= ANSWER_THRESHOLD) ? best.answer : undefined;
+  }
+
+  return {
+    async answer({ accountId, channel, pending, firstMessage }: AgentTurn): Promise<AgentAnswer> {
+      const texts = pending.map((message) => message.text.trim()).filter((text) => text.length > 0);
+      let answer: string | undefined;
+      const language = channel.knowledgeBaseId ? await baseLanguage(accountId, channel.knowledgeBaseId) : undefined;
+      if (channel.knowledgeBaseId && language !== undefined && texts.length > 0) {
+        // A burst is looked up whole; when that finds nothing, its last message alone (the newest question).
+        answer = await lookUp(channel.knowledgeBaseId, language, texts.join('\n'));
+        const last = texts.at(-1);
+        if (answer === undefined && texts.length > 1 && last) answer = await lookUp(channel.knowledgeBaseId, language, last);
+      }
+      const greeting = channel.settings.greeting.trim();
+      const text = answer ?? (firstMessage && greeting ? greeting : fallbackText(channel.settings.aiLang));
+      return { text, taskComplete: null };
+    },
+  };
+}

@@ -1,0 +1,289 @@
+// The openai-compatible engine: Chat Completions over HTTP (OpenAI, Ollama, vLLM, llama.cpp server). The system
+// prompt is built from the channel's role, behavior, task, language and the best knowledge-base entries; the
+// chat's recent messages follow. Exactly one tool is offered, `complete_task(summary)`: calling it fires the task
+// trigger, and the model is asked once more for the reply to send. Images go as image parts (data URLs); audio
+// through `/audio/transcriptions` when the channel names a transcription model, else the model is told a voice
+// message came. 429, 5xx, timeouts and network errors are retried with backoff; then the engine gives up.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, FormData, request } from 'undici';
+import type { StoredAttachment } from '../../db/schema.ts';
+import type { FileStorage } from '../../files/file-storage.ts';
+import type { Retriever } from '../../knowledge/retrieval.ts';
+import type { UrlGuard } from '../../webhooks/url-guard.ts';
+import { isForbiddenLiteral } from '../../webhooks/url-guard.ts';
+import { voiceMessageNote } from '../agent-texts.ts';
+import { AgentEngineError, type AgentAnswer, type AgentEngine, type AgentMessage, type AgentTurn } from '../engine.ts';
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+/** Pauses before the 2nd and 3rd attempt of a request; a `Retry-After` up to MAX_RETRY_AFTER_MS is honored. */
+const BACKOFF_MS = [1_000, 2_000];
+const MAX_RETRY_AFTER_MS = 10_000;
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const HISTORY_MESSAGES = 20;
+const KNOWLEDGE_ENTRIES = 5;
+
+export const COMPLETE_TASK_TOOL = {
+  type: 'function',
+  function: {
+    name: 'complete_task',
+    description: 'Call this once the task described in the instructions is complete for this customer.',
+    parameters: {
+      type: 'object',
+      properties: { summary: { type: 'string', description: 'A short summary of the conversation and its outcome.' } },
+      required: ['summary'],
+    },
+  },
+} as const;
+
+type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | ContentPart[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+interface CompletionMessage {
+  content: string | null;
+  tool_calls: ToolCall[];
+}
+
+/** The first choice's message of a Chat Completions answer, checked: a malformed answer is the engine's failure. */
+function completionMessage(answer: unknown, path: string): CompletionMessage {
+  const choices = (answer as { choices?: unknown } | null)?.choices;
+  const message = Array.isArray(choices) ? (choices[0] as { message?: unknown } | undefined)?.message : undefined;
+  if (typeof message !== 'object' || message === null) throw new AgentEngineError(`${path}: no choices[0].message in the answer`);
+  const { content, tool_calls: calls } = message as { content?: unknown; tool_calls?: unknown };
+  const toolCalls = (Array.isArray(calls) ? calls : []).filter(
+    (call): call is ToolCall =>
+      typeof call === 'object' &&
+      call !== null &&
+      typeof (call as ToolCall).id === 'string' &&
+      typeof (call as ToolCall).function?.name === 'string' &&
+      typeof (call as ToolCall).function.arguments === 'string',
+  );
+  return { content: typeof content === 'string' ? content : null, tool_calls: toolCalls };
+}
+
+export interface OpenAiEngineDeps {
+  guard: UrlGuard;
+  retriever: Pick<Retriever, 'retrieve'>;
+  baseLanguage: (accountId: string, knowledgeBaseId: string) => Promise<string | undefined>;
+  files: Pick<FileStorage, 'open'>;
+  /** Pauses between attempts (tests shorten them). */
+  backoffMs?: readonly number[];
+}
+
+class RetryableError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+const FILE_KEY = /\/files\/([A-Za-z0-9_-]{32})\//;
+
+export function buildSystemPrompt(turn: AgentTurn, knowledge: { question: string; answer: string }[]): string {
+  const { settings } = turn.channel;
+  const lines: string[] = [];
+  lines.push(settings.role.trim() ? `You are ${settings.role.trim()}.` : 'You are a customer support agent.');
+  if (settings.behavior.trim()) lines.push(`How to behave: ${settings.behavior.trim()}`);
+  if (settings.task.trim()) {
+    lines.push(`Your task: ${settings.task.trim()}`);
+    lines.push('When the task is complete, call the complete_task tool with a short summary, then reply to the customer.');
+  } else {
+    lines.push('Call the complete_task tool when the customer has what they came for.');
+  }
+  lines.push(`Always answer in this language: ${settings.aiLang}.`);
+  if (knowledge.length > 0) {
+    lines.push('Knowledge base entries that may answer the customer (prefer them over your own knowledge):');
+    for (const entry of knowledge) lines.push(`Q: ${entry.question}\nA: ${entry.answer}`);
+  }
+  return lines.join('\n');
+}
+
+export function createOpenAiEngine({ guard, retriever, baseLanguage, files, backoffMs = BACKOFF_MS }: OpenAiEngineDeps): AgentEngine & { close(): Promise<void> } {
+  const dispatcher = new Agent({ connect: { lookup: guard.lookup }, keepAliveTimeout: 30_000 });
+
+  function endpoint(baseUrl: string, path: string): URL {
+    const url = new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
+    if (!guard.allowPrivateNetworks && isForbiddenLiteral(url)) {
+      throw new AgentEngineError(`refused to connect to ${url.hostname} (private network)`);
+    }
+    return url;
+  }
+
+  /** One request with the retry policy; the parsed JSON answer. */
+  async function send(url: URL, body: string | FormData, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
+    let last = 'no attempt made';
+    for (let attempt = 0; attempt <= backoffMs.length; attempt += 1) {
+      try {
+        return await attempt1(url, body, headers, timeoutMs);
+      } catch (error) {
+        if (!(error instanceof RetryableError)) throw error;
+        last = error.message;
+        const pause = backoffMs[attempt];
+        if (pause === undefined) break;
+        await sleep(Math.min(Math.max(pause, error.retryAfterMs ?? 0), MAX_RETRY_AFTER_MS));
+      }
+    }
+    throw new AgentEngineError(`${url.pathname}: ${last} (after ${backoffMs.length + 1} attempts)`);
+  }
+
+  async function attempt1(url: URL, body: string | FormData, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    let response;
+    try {
+      response = await request(url, { method: 'POST', dispatcher, signal, headers, body });
+    } catch (error) {
+      if (signal.aborted) throw new RetryableError(`no answer within ${timeoutMs} ms`);
+      const failure = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+      const message = failure.cause?.message ?? failure.message ?? String(error);
+      // The URL guard refused the resolved address: trying again cannot help.
+      if (failure.code === 'EPRIVATEADDRESS' || failure.cause?.code === 'EPRIVATEADDRESS') {
+        throw new AgentEngineError(`${url.pathname}: ${message}`);
+      }
+      throw new RetryableError(message);
+    }
+    let text: string;
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_RESPONSE_BYTES) throw new AgentEngineError(`answer larger than ${MAX_RESPONSE_BYTES} bytes`);
+        chunks.push(chunk as Buffer);
+      }
+      text = Buffer.concat(chunks).toString('utf8');
+    } catch (error) {
+      response.body.destroy();
+      if (error instanceof AgentEngineError) throw error;
+      if (signal.aborted) throw new RetryableError(`no answer within ${timeoutMs} ms`);
+      throw new RetryableError((error as Error).message);
+    }
+    const status = response.statusCode;
+    if (status === 429 || status >= 500) {
+      const retryAfter = Number(response.headers['retry-after']);
+      throw new RetryableError(`HTTP ${status}`, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined);
+    }
+    if (status < 200 || status >= 300) throw new AgentEngineError(`${url.pathname}: HTTP ${status}: ${text.slice(0, 200)}`);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new AgentEngineError(`${url.pathname}: the answer is not JSON`);
+    }
+  }
+
+  async function readFile(attachment: StoredAttachment): Promise<Buffer | undefined> {
+    const key = FILE_KEY.exec(attachment.url)?.[1];
+    const file = key ? await files.open(key) : undefined;
+    if (!file) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  return {
+    close: () => dispatcher.close(),
+
+    async answer(turn: AgentTurn): Promise<AgentAnswer> {
+      const { channel } = turn;
+      if (channel.engine.kind !== 'openai-compatible') throw new AgentEngineError('not an openai-compatible channel');
+      const engine = channel.engine;
+      const timeoutMs = (engine.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+      const auth: Record<string, string> = channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {};
+
+      async function transcribe(attachment: StoredAttachment): Promise<string | undefined> {
+        if (!engine.transcriptionModel) return undefined;
+        const bytes = await readFile(attachment);
+        if (!bytes) return undefined;
+        const form = new FormData();
+        form.set('model', engine.transcriptionModel);
+        form.set('file', new Blob([bytes], { type: attachment.contentType }), attachment.name);
+        const answer = (await send(endpoint(engine.baseUrl, '/audio/transcriptions'), form, auth, timeoutMs)) as { text?: unknown } | null;
+        return typeof answer?.text === 'string' ? answer.text : undefined;
+      }
+
+      /** A chat message as the model sees it; only the messages being answered carry images and transcriptions. */
+      async function toModel(message: AgentMessage, current: boolean): Promise<ChatMessage> {
+        if (message.role === 'assistant') return { role: 'assistant', content: message.text };
+        const parts: ContentPart[] = [];
+        const notes: string[] = [];
+        for (const attachment of message.attachments) {
+          if (attachment.kind === 'audio') {
+            const transcript = current ? await transcribe(attachment) : undefined;
+            notes.push(transcript ? `[Voice message: ${transcript}]` : voiceMessageNote(channel.settings.aiLang));
+          } else if (attachment.kind === 'image' && current) {
+            const bytes = await readFile(attachment);
+            if (bytes) parts.push({ type: 'image_url', image_url: { url: `data:${attachment.contentType};base64,${bytes.toString('base64')}` } });
+          }
+        }
+        const text = [message.text, ...notes].filter((part) => part.trim().length > 0).join('\n');
+        if (parts.length === 0) return { role: 'user', content: text };
+        return { role: 'user', content: [{ type: 'text', text }, ...parts] };
+      }
+
+      const question = turn.pending.map((message) => message.text).join('\n');
+      const language = channel.knowledgeBaseId ? await baseLanguage(turn.accountId, channel.knowledgeBaseId) : undefined;
+      const knowledge =
+        channel.knowledgeBaseId && language !== undefined && question.trim()
+          ? await retriever.retrieve(channel.knowledgeBaseId, language, question, KNOWLEDGE_ENTRIES)
+          : [];
+      const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(turn, knowledge) }];
+      for (const message of turn.history.slice(-HISTORY_MESSAGES)) messages.push(await toModel(message, false));
+      for (const message of turn.pending) messages.push(await toModel(message, true));
+
+      const url = endpoint(engine.baseUrl, '/chat/completions');
+      const headers = { ...auth, 'content-type': 'application/json' };
+      const complete = async (body: object) => completionMessage(await send(url, JSON.stringify(body), headers, timeoutMs), url.pathname);
+
+      const first = await complete({ model: engine.model, messages, tools: [COMPLETE_TASK_TOOL] });
+      const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
+      if (!call) {
+        const text = nonEmpty(first.content);
+        // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
+        if (text === null) throw new AgentEngineError(`${url.pathname}: the model answered with no text`);
+        return { text, taskComplete: null };
+      }
+
+      const summary = summaryOf(call.function.arguments);
+      // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
+      const followUp = await complete({
+        model: engine.model,
+        messages: [
+          ...messages,
+          { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
+          ...first.tool_calls.map(
+            (tool): ChatMessage => ({
+              role: 'tool',
+              tool_call_id: tool.id,
+              content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
+            }),
+          ),
+        ],
+        tools: [COMPLETE_TASK_TOOL],
+        tool_choice: 'none',
+      });
+      return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary } };
+    },
+  };
+}
+
+function nonEmpty(text: string | null | undefined): string | null {
+  return text && text.trim().length > 0 ? text : null;
+}
+
+function summaryOf(args: string): string | null {
+  try {
+    const parsed = JSON.parse(args) as { summary?: unknown };
+    return typeof parsed.summary === 'string' && parsed.summary.trim() ? parsed.summary : null;
+  } catch {
+    return null;
+  }
+}
