@@ -162,8 +162,10 @@ describe('send-message-universal', () => {
 describe('chat list', () => {
   test('newest activity first, limit/offset, count; filters channelName, channelId, complitedTask', async () => {
     const user = await t.createConsoleUser();
-    const a = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'A' } });
-    const b = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'B' } });
+    // Agent off: its replies would move the chats' activity while the order is checked.
+    const off = { settings: { isActive: false } };
+    const a = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'A', ...off } });
+    const b = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'B', ...off } });
     for (const [channel, ext] of [[a.body.id, 'a1'], [b.body.id, 'b1'], [a.body.id, 'a2']] as const) {
       await send({ channel: 'custom', channelId: channel, externalChatId: ext, role: 'user', text: ext }, user.key);
     }
