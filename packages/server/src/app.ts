@@ -27,7 +27,8 @@ import { createJobQueue } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
 import type { Config } from './config.ts';
-import type { Database } from './db/client.ts';
+import type { Database, Listen } from './db/client.ts';
+import { DELIVERIES_CHANNEL } from './events/outbox.ts';
 import { adminApi } from './http/admin/admin-routes.ts';
 import { registerChannelRoutes } from './http/console/channel-routes.ts';
 import { consoleApi } from './http/console/console-plugin.ts';
@@ -67,6 +68,10 @@ export interface AppDeps {
   workers?: boolean;
   /** How long a looked-up API key is trusted (see api-key-auth.ts). */
   apiKeyCacheTtlMs?: number;
+  /** NOTIFYs of the database: deliveries made by other processes wake this one's worker at once. */
+  listen?: Listen;
+  /** The delivery worker's safety-net poll (default 500 ms). */
+  deliveryPollMs?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -108,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     client: webhookClient,
     logger,
     ownsDatabase: deps.ownsDatabase ?? false,
+    ...(deps.deliveryPollMs !== undefined ? { pollMs: deps.deliveryPollMs } : {}),
     retentionMs: (config.deliveryRetentionDays ?? 7) * 24 * 60 * 60_000,
   });
   const eventsCommitted = () => deliveryWorker.wake();
@@ -208,11 +214,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.
   if (deps.workers ?? true) {
+    let unlisten = async () => {};
     app.addHook('onReady', async () => {
       jobs.start();
       await deliveryWorker.start();
+      if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, eventsCommitted);
     });
     app.addHook('preClose', async () => {
+      await unlisten();
       await Promise.all([jobs.stop(), deliveryWorker.stop()]);
     });
   }

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     db: database.db,
     logger,
     ownsDatabase: database.kind === 'pglite',
+    listen: database.listen,
   });
 
   let stopping = false;

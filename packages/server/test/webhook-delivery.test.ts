@@ -6,9 +6,14 @@ import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
+import { recordEvent } from '../src/events/outbox.ts';
+import { newId } from '../src/lib/ids.ts';
+import { sampleNewMessagesEvent } from '../src/webhooks/payloads.ts';
 import { eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
+
+const SETTINGS = { behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' };
 
 interface Delivery {
   status: string;
@@ -262,6 +267,53 @@ describe('two workers on one database', () => {
     } finally {
       await second.close();
       await first.close();
+      await r.close();
+    }
+  });
+});
+
+describe('a delivery made by another process', () => {
+  test('wakes the worker at once through NOTIFY, not at its next poll', async () => {
+    // The API process runs no workers; the worker process polls once a minute, so only the NOTIFY can wake it.
+    const api = await startTestApp({ webhookAllowPrivateNetworks: true, workers: false });
+    const worker = await startTestApp({ webhookAllowPrivateNetworks: true, database: api.database, deliveryPollMs: 60_000 });
+    const r = await startReceiver();
+    try {
+      const { send, deliveries } = await setUp(api, `${r.url}/notified`);
+      for (let i = 1; i <= 3; i += 1) {
+        assert.equal((await send(`n-${i}`)).status, 201);
+        await eventually(async () => r.requests.length === i, 3_000);
+      }
+      assert.deepEqual((await deliveries()).map((d) => d.status), ['delivered', 'delivered', 'delivered']);
+    } finally {
+      await worker.close();
+      await api.close();
+      await r.close();
+    }
+  });
+
+  test('a rolled-back change sends nothing and wakes no one', async () => {
+    const t = await startTestApp({ webhookAllowPrivateNetworks: true });
+    const r = await startReceiver();
+    try {
+      const { channelId, user } = await setUp(t, `${r.url}/rolled-back`);
+      await assert.rejects(
+        t.database.db.transaction(async (tx) => {
+          await recordEvent(tx, { accountId: user.accountId, channelId, chatId: null, payload: sampleNewMessagesEvent({ id: channelId, kind: 'custom', settings: SETTINGS }, { chatId: newId(), messageId: newId() }, new Date()) });
+          throw new Error('rolled back');
+        }),
+        /rolled back/,
+      );
+      const [row] = await queryRows<{ events: number; deliveries: number }>(
+        t.database.db,
+        sql`select (select count(*)::int from events where channel_id = ${channelId}) as events,
+                   (select count(*)::int from deliveries where channel_id = ${channelId}) as deliveries`,
+      );
+      assert.deepEqual(row, { events: 0, deliveries: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 700)); // a poll round of the worker
+      assert.equal(r.requests.length, 0);
+    } finally {
+      await t.close();
       await r.close();
     }
   });

@@ -19,9 +19,13 @@ export type Transaction = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesW
 /** Anything that runs queries: the database or an open transaction. */
 export type Executor = Database | Transaction;
 
+/** Calls `onNotify` on every NOTIFY of `channel` (from any process on the database) until the returned stop. */
+export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+
 export interface DatabaseHandle {
   readonly db: Database;
   readonly kind: 'pglite' | 'postgres';
+  listen: Listen;
   close(): Promise<void>;
 }
 
@@ -49,7 +53,13 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     await client.close();
     throw error;
   }
-  return { db, kind: 'pglite', close: () => client.close() };
+  const listen: Listen = async (channel, onNotify) => {
+    const stop = await client.listen(channel, () => onNotify());
+    return async () => {
+      if (!client.closed) await stop();
+    };
+  };
+  return { db, kind: 'pglite', listen, close: () => client.close() };
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
@@ -71,7 +81,48 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     await pool.end();
     throw error;
   }
-  return { db, kind: 'postgres', close: () => pool.end() };
+  return { db, kind: 'postgres', listen: (channel, onNotify) => listenPostgres(url, channel, onNotify), close: () => pool.end() };
+}
+
+const RELISTEN_AFTER_MS = 1_000;
+
+/**
+ * LISTEN on a connection of its own (a pooled one would be handed to queries). A lost connection is made again
+ * after a second; NOTIFYs sent meanwhile are missed, so listeners keep a slow poll as well.
+ */
+async function listenPostgres(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const reconnect = (): void => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch(reconnect);
+    }, RELISTEN_AFTER_MS);
+    retry.unref();
+  };
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', () => onNotify());
+    next.on('error', () => {
+      if (client !== next) return;
+      client = undefined;
+      void next.end().catch(() => undefined);
+      reconnect();
+    });
+    client = next;
+    await next.connect();
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    // Anything committed while the connection was being made was not heard.
+    onNotify();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+  };
 }
 
 /** Folder of the embedded database inside DATA_DIR. */

@@ -17,20 +17,25 @@ export interface OutboxEvent {
 /** Called after a transaction that recorded events has committed. */
 export type EventsCommitted = () => void;
 
+/** NOTIFY channel of new deliveries: delivery workers of every process on the database LISTEN on it. */
+export const DELIVERIES_CHANNEL = 'parley_deliveries';
+
+/**
+ * One statement: the event, its delivery when the channel has a webhook URL, and a NOTIFY (sent by PostgreSQL at
+ * commit, never for a rollback) that wakes the delivery workers of other processes.
+ */
 export async function recordEvent(executor: Executor, event: OutboxEvent): Promise<string> {
   const id = newId();
-  await executor.insert(events).values({
-    id,
-    accountId: event.accountId,
-    channelId: event.channelId,
-    chatId: event.chatId,
-    kind: event.payload.event,
-    payload: event.payload,
-  });
   await executor.execute(
-    sql`INSERT INTO ${deliveries} (id, event_id, account_id, channel_id, next_attempt_at)
-        SELECT ${newId()}, ${id}, ${event.accountId}, ${channels.id}, now() FROM ${channels}
-        WHERE ${channels.id} = ${event.channelId} AND ${channels.webhookUrl} IS NOT NULL`,
+    sql`WITH event AS (
+          INSERT INTO ${events} (id, account_id, channel_id, chat_id, kind, payload)
+          VALUES (${id}, ${event.accountId}, ${event.channelId}, ${event.chatId}, ${event.payload.event}, ${JSON.stringify(event.payload)}::jsonb)),
+        delivery AS (
+          INSERT INTO ${deliveries} (id, event_id, account_id, channel_id, next_attempt_at)
+          SELECT ${newId()}, ${id}, ${event.accountId}, ${channels.id}, now() FROM ${channels}
+          WHERE ${channels.id} = ${event.channelId} AND ${channels.webhookUrl} IS NOT NULL
+          RETURNING 1)
+        SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM delivery`,
   );
   return id;
 }

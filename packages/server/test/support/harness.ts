@@ -61,6 +61,9 @@ export interface TestAppOptions {
   apiKeyCacheTtlMs?: number;
   /** Share another test app's database (two API processes on one server). */
   database?: DatabaseHandle;
+  /** Run the background workers (default true); false is an API-only process. */
+  workers?: boolean;
+  deliveryPollMs?: number;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -88,6 +91,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: createLogger('info', sink),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.apiKeyCacheTtlMs !== undefined ? { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs } : {}),
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.deliveryPollMs !== undefined ? { deliveryPollMs: options.deliveryPollMs } : {}),
+    listen: database.listen,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
