@@ -1,0 +1,220 @@
+// The processes a benchmark measures or talks to: the Parley server as `npm start` runs it, the bare node:http
+// ceiling, and the webhook receiver. Each is its own process, apart from the load generator (this process).
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAIN = 'packages/server/src/main.ts';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Peak resident set of a process so far (Linux `VmHWM`), in MiB; undefined where /proc has no answer. */
+export async function peakRssMb(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+async function waitForHttp(url: string, child: ChildProcess, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} before answering`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not answer ${url} within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export interface ParleyServer {
+  url: string;
+  adminToken: string;
+  pid: number | undefined;
+  /** Peak RSS of the server process until now, in MiB. */
+  peakRssMb(): Promise<number | undefined>;
+  /** SIGTERM, then waits for a clean exit (the CPU profile, if asked for, is written then). */
+  stop(): Promise<void>;
+}
+
+export interface ParleyOptions {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** Where the server's stdout and stderr go (pino JSON lines). */
+  logFile: string;
+  /** Write a V8 CPU profile of the server to this folder when it stops. */
+  cpuProfileDir?: string;
+  env?: Record<string, string>;
+}
+
+/** Starts the server exactly as `npm start` does (node + tsx on main.ts), with a benchmark's rate limit. */
+export async function startParley(options: ParleyOptions): Promise<ParleyServer> {
+  const port = await freePort();
+  const adminToken = randomBytes(24).toString('hex');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: options.dataDir,
+    ADMIN_TOKEN: adminToken,
+    JWT_SECRET: randomBytes(24).toString('hex'),
+    // The only benchmark-only setting: the spec's 300 per 10 s would stop any load test at once.
+    RATE_LIMIT_MAX: '1000000000',
+    // Receivers and model servers of the benchmark are on this machine.
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    ...options.env,
+  };
+  delete env.REDIS_URL;
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  else delete env.DATABASE_URL;
+  const args = ['--import', 'tsx'];
+  if (options.cpuProfileDir) args.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
+  const child = spawn(process.execPath, [...args, MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = createWriteStream(options.logFile, { flags: 'a' });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}/healthz`, child, 'the Parley server');
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message} (log: ${options.logFile})`, { cause: error });
+  }
+  return {
+    url,
+    adminToken,
+    pid: child.pid,
+    peakRssMb: () => peakRssMb(child.pid),
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited(child);
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface CeilingServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The ceiling: a bare node:http server in its own process answering every request with a pre-serialized JSON
+ * body of `bytes` bytes (and `status`), after reading the request body.
+ */
+export async function startCeiling(bytes: number, status = 200): Promise<CeilingServer> {
+  const port = await freePort();
+  const child = fork(path.join(ROOT, 'bench/lib/ceiling-server.mjs'), [String(port), String(bytes), String(status)], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/`, child, 'the ceiling server', 10_000);
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
+
+/** What the receiver process reports about one path. */
+export interface PathStats {
+  count: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/** One webhook as the receiver saw it (conversations scenario): enough to match it to the request behind it. */
+export interface ReceivedEvent {
+  at: number;
+  event: string;
+  externalChatId: string | undefined;
+  roles: string[];
+  texts: string[];
+  messageIds: string[];
+  eventId: string | undefined;
+}
+
+export interface Receiver {
+  url: string;
+  pid: number | undefined;
+  /** Counts per path since start or the last reset. */
+  stats(): Promise<Record<string, PathStats>>;
+  /** Every event received since the last call (only when started with `record: true`). */
+  drain(): Promise<ReceivedEvent[]>;
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type ReceiverReply =
+  | { type: 'ready'; port: number }
+  | { type: 'stats'; stats: Record<string, PathStats> }
+  | { type: 'events'; events: ReceivedEvent[] }
+  | { type: 'reset' };
+
+/**
+ * The customer's webhook receiver, in its own process: 200 at once, except on paths starting `/slow`, which answer
+ * after `slowMs`. Times are wall-clock milliseconds with fractions (comparable with this process's `now()`).
+ */
+export async function startReceiver(options: { record?: boolean; slowMs?: number } = {}): Promise<Receiver> {
+  const child = fork(
+    path.join(ROOT, 'bench/lib/receiver-process.mjs'),
+    [options.record ? 'record' : 'count', String(options.slowMs ?? 1000)],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+  );
+  const waiting: ((reply: ReceiverReply) => void)[] = [];
+  let ready: (port: number) => void = () => {};
+  const port = new Promise<number>((resolve) => (ready = resolve));
+  child.on('message', (reply: ReceiverReply) => {
+    if (reply.type === 'ready') ready(reply.port);
+    else waiting.shift()?.(reply);
+  });
+  const ask = <T extends ReceiverReply>(type: string): Promise<T> =>
+    new Promise((resolve) => {
+      waiting.push((reply) => resolve(reply as T));
+      child.send({ type });
+    });
+  return {
+    url: `http://127.0.0.1:${await port}`,
+    pid: child.pid,
+    stats: async () => (await ask<{ type: 'stats'; stats: Record<string, PathStats> }>('stats')).stats,
+    drain: async () => (await ask<{ type: 'events'; events: ReceivedEvent[] }>('drain')).events,
+    reset: async () => void (await ask('reset')),
+    async stop() {
+      child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
+
+/** Wall-clock time in milliseconds with sub-millisecond precision, the same scale in every process. */
+export function now(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,91 @@
+// chat list at scale: one account with 1,000,000 chats (bulk-inserted, with tags and done states), listed with no
+// filter, by one tag, by two tags, done chats only, and at a deep offset. Latency is what counts here.
+import { sql } from 'drizzle-orm';
+import { createAccount } from '../lib/api.ts';
+import { load, responseBytes } from '../lib/load.ts';
+import { failureNotes, measureCeiling, row, type Scenario } from '../lib/scenario.ts';
+import { newId } from '../../packages/server/src/lib/ids.ts';
+
+/** A page of an Inbox; the spec's default (500) is a bulk export rather than a page. */
+const LIMIT = 100;
+const CONNECTIONS = 4;
+const P99_TARGET_MS = 20;
+
+const VARIANTS: [string, Record<string, string>][] = [
+  ['no filter', {}],
+  ['tag', { tag: 'vip' }],
+  ['two tags', { tag: 'common,vip' }],
+  ['complitedTask=true', { complitedTask: 'true' }],
+  ['offset 100,000', { offset: '100000' }],
+];
+
+export const chatList: Scenario = {
+  name: 'chat-list',
+  summary: `GET /api/v1/chats/chat?limit=${LIMIT} over 1,000,000 chats: no filter, tag, two tags, complitedTask, deep offset`,
+  async run({ settings, database, startServer, log }) {
+    const chats = settings.chats;
+    let server = await startServer();
+    const account = await createAccount(server);
+    await server.stop();
+
+    const seedStarted = Date.now();
+    await database.use(async (db) => {
+      const apiChannel = `cc:bench${newId().replaceAll('-', '').slice(0, 16)}`;
+      const widgetChannel = newId();
+      const settingsJson = JSON.stringify({ behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' });
+      for (const [id, kind, name] of [[apiChannel, 'custom', 'API'], [widgetChannel, 'widget', 'Widget']]) {
+        await db.execute(sql`INSERT INTO channels (id, account_id, kind, name, settings, agent_engine)
+          VALUES (${id}, ${account.accountId}, ${kind}, ${name}, ${settingsJson}::jsonb, '{"kind":"knowledge-base"}'::jsonb)`);
+      }
+      // Chat i: a time-ordered id like the app's UUIDv7; activity a permutation of i; every fifth chat on the
+      // widget, every seventh done.
+      const chatId = sql`(lpad(to_hex(1700000000000 + i * 1000), 12, '0') || '70008000' || lpad(to_hex(i), 12, '0'))::uuid`;
+      await db.execute(sql`
+        INSERT INTO chats (id, account_id, channel_id, channel_kind, external_chat_id, unique_id, dialog_name, last_text,
+                           last_message_at, unread_count, task_done)
+        SELECT ${chatId}, ${account.accountId}, ch.id, ch.kind, 'ext-' || i, ch.id || ':ext-' || i, 'Visitor ' || i,
+               'Hello, I have a question about my order number ' || i,
+               timestamptz '2026-01-01 00:00:00+00' + ((i::bigint * 7919) % ${chats}::int) * interval '1 second',
+               i % 4, i % 7 = 0
+        FROM generate_series(1, ${chats}::int) i
+        CROSS JOIN LATERAL (SELECT CASE WHEN i % 5 = 1 THEN ${widgetChannel} ELSE ${apiChannel} END AS id,
+                                   CASE WHEN i % 5 = 1 THEN 'widget' ELSE 'custom' END AS kind) ch`);
+      // common: a third of the chats; vip: a tenth; rare: one in a thousand.
+      for (const [name, every, offset] of [['common', 3, 0], ['vip', 10, 0], ['rare', 1000, 7]] as const) {
+        const tagId = newId();
+        await db.execute(sql`INSERT INTO tags (id, account_id, name) VALUES (${tagId}, ${account.accountId}, ${name})`);
+        await db.execute(sql`INSERT INTO chat_tags (tag_id, chat_id)
+          SELECT ${tagId}, ${chatId} FROM generate_series(1, ${chats}::int) i WHERE i % ${every}::int = ${offset}::int`);
+      }
+      await db.execute(sql`ANALYZE`);
+    });
+    log(`seeded ${chats.toLocaleString('en-US')} chats in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s`);
+
+    server = await startServer();
+    const headers = { authorization: account.key };
+    const options = { headers, connections: CONNECTIONS, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds };
+    const url = (query: Record<string, string>) =>
+      `${server.url}/api/v1/chats/chat?${new URLSearchParams({ limit: String(LIMIT), ...query }).toString()}`;
+    const bytes = await responseBytes(url({}), { headers });
+    const measured = [];
+    for (const [name, query] of VARIANTS) {
+      measured.push({ name, result: await load({ ...options, url: url(query) }) });
+    }
+    const peakRssMb = (await server.peakRssMb()) ?? null;
+    await server.stop();
+    const ceiling = await measureCeiling(bytes, 200, options);
+    return measured.map(({ name, result }) =>
+      row(`chat list: ${name}`, {
+        unit: 'req/s',
+        throughput: result.throughput,
+        p50Ms: result.p50Ms,
+        p99Ms: result.p99Ms,
+        ceiling: ceiling.throughput,
+        ceilingOf: 'node:http',
+        peakRssMb,
+        targets: [{ text: `p99 ≤ ${P99_TARGET_MS} ms`, met: result.p99Ms <= P99_TARGET_MS }],
+        notes: [`${chats.toLocaleString('en-US')} chats, limit=${LIMIT}, ${CONNECTIONS} connections`, ...failureNotes(result)],
+      }),
+    );
+  },
+};

@@ -1,0 +1,131 @@
+// webhook delivery: how fast the delivery worker drains pending deliveries to one fast receiver, and the same
+// beside a slow receiver of another channel (the fast one must not slow down). The deliveries are bulk-inserted
+// while the server is stopped (as a backlog left by a restart would be), then timed at the receiver from the
+// first arrival to the last.
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../packages/server/src/db/client.ts';
+import { createAccount, createApiChannel } from '../lib/api.ts';
+import { load } from '../lib/load.ts';
+import { now, startReceiver, type Receiver } from '../lib/processes.ts';
+import { row, type Row, type Scenario, type ScenarioContext } from '../lib/scenario.ts';
+
+/** The per-channel cap of the worker (delivery-worker.ts): a channel never has more requests in flight. */
+const PER_CHANNEL = 8;
+const SLOW_MS = 1_000;
+const SLOW_DELIVERIES = 400;
+
+/** A new_messages payload of the usual size. */
+function payload(channelId: string): string {
+  return JSON.stringify({
+    event: 'new_messages',
+    chat: { id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', name: 'Visitor', uniqueId: `${channelId}:ext-1`, externalChatId: 'ext-1', channelName: 'custom' },
+    messages: [
+      { id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c', role: 'user', senderName: 'Visitor', text: 'How long does shipping take to Lisbon?', attachments: [], createdAt: '2026-11-23T10:00:00.000Z' },
+    ],
+    settings: { behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' },
+    timestamp: '2026-11-23T10:00:00.000Z',
+  });
+}
+
+/** `count` pending deliveries of `channelId`, due now, with their events. */
+function seedDeliveries(context: ScenarioContext, accountId: string, channelId: string, count: number): Promise<void> {
+  return context.database.use(async (db) => {
+    await db.execute(sql`
+      WITH made AS (
+        INSERT INTO events (id, account_id, channel_id, kind, payload)
+        SELECT gen_random_uuid(), ${accountId}, ${channelId}, 'new_messages', ${payload(channelId)}::jsonb
+        FROM generate_series(1, ${count}::int)
+        RETURNING id)
+      INSERT INTO deliveries (id, event_id, account_id, channel_id, next_attempt_at)
+      SELECT gen_random_uuid(), id, ${accountId}, ${channelId}, now() FROM made`);
+  });
+}
+
+async function waitFor(receiver: Receiver, path: string, count: number, timeoutMs: number): Promise<{ count: number; seconds: number }> {
+  const deadline = now() + timeoutMs;
+  for (;;) {
+    const stats = (await receiver.stats())[path];
+    if ((stats && stats.count >= count) || now() > deadline) {
+      return { count: stats?.count ?? 0, seconds: stats ? (stats.lastAt - stats.firstAt) / 1000 : 0 };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export const webhookDelivery: Scenario = {
+  name: 'webhook-delivery',
+  summary: 'deliveries per second to one fast receiver, then the same beside a slow receiver of another channel',
+  async run(context) {
+    const { db, settings, startServer, log } = context;
+    const total = settings.deliveries;
+    const receiver = await startReceiver({ slowMs: SLOW_MS });
+    try {
+      let server = await startServer();
+      const account = await createAccount(server);
+      const fast = await createApiChannel(account, { name: 'Fast', webhookUrl: `${receiver.url}/fast` });
+      const slow = await createApiChannel(account, { name: 'Slow', webhookUrl: `${receiver.url}/slow` });
+      const fastAgain = await createApiChannel(account, { name: 'Fast beside slow', webhookUrl: `${receiver.url}/fast-beside-slow` });
+      await server.stop();
+
+      // 1. One fast receiver.
+      await seedDeliveries(context, account.accountId, fast, total);
+      server = await startServer();
+      const alone = await waitFor(receiver, '/fast', total, 300_000);
+      const aloneRss = (await server.peakRssMb()) ?? null;
+      await server.stop();
+      log(`${alone.count} deliveries to one fast receiver in ${alone.seconds.toFixed(1)} s`);
+
+      // 2. The same beside a receiver that takes 1 s per answer.
+      await seedDeliveries(context, account.accountId, slow, SLOW_DELIVERIES);
+      await seedDeliveries(context, account.accountId, fastAgain, total);
+      server = await startServer();
+      const beside = await waitFor(receiver, '/fast-beside-slow', total, 300_000);
+      const slowSoFar = (await receiver.stats())['/slow']?.count ?? 0;
+      const besideRss = (await server.peakRssMb()) ?? null;
+      await server.stop();
+      const [delivered] = await context.database.use((database) =>
+        queryRows<{ n: number }>(database, sql`SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered' AND channel_id IN (${fast}, ${fastAgain})`),
+      );
+
+      // The ceiling: the same payload posted straight at the receiver, with the worker's per-channel concurrency.
+      const ceiling = await load({
+        url: `${receiver.url}/ceiling`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'API-Gate-Webhook/1.0' },
+        body: payload(fast),
+        connections: PER_CHANNEL,
+        seconds: settings.seconds,
+        warmupSeconds: settings.warmupSeconds,
+      });
+      const rate = (r: { count: number; seconds: number }) => (r.seconds > 0 ? r.count / r.seconds : 0);
+      const complete = alone.count >= total && beside.count >= total && (delivered?.n ?? 0) === 2 * total;
+      const common = {
+        unit: 'deliveries/s',
+        ceiling: ceiling.throughput,
+        ceilingOf: `receiver, ${PER_CHANNEL} connections`,
+      };
+      const rows: Row[] = [
+        row('webhook delivery: one fast receiver', {
+          ...common,
+          throughput: rate(alone),
+          peakRssMb: aloneRss,
+          targets: [
+            ...(db === 'postgres' ? [{ text: '≥ 10,000 deliveries/s on postgres', met: rate(alone) >= 10_000 }] : []),
+            { text: 'every delivery delivered', met: complete },
+          ],
+          notes: [`${total.toLocaleString('en-US')} deliveries, ${alone.count} received, ${delivered?.n ?? 0} of ${2 * total} marked delivered in both runs`],
+        }),
+        row('webhook delivery: fast beside slow', {
+          ...common,
+          throughput: rate(beside),
+          peakRssMb: besideRss,
+          targets: [{ text: 'fast receiver keeps ≥ 0.8 of its rate alone', met: rate(beside) >= 0.8 * rate(alone) }],
+          notes: [`slow receiver answers in ${SLOW_MS} ms; ${slowSoFar} of ${SLOW_DELIVERIES} slow deliveries done meanwhile`],
+        }),
+      ];
+      return rows;
+    } finally {
+      await receiver.stop();
+    }
+  },
+};
