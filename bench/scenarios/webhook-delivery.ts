@@ -4,13 +4,12 @@
 // first arrival to the last.
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../packages/server/src/db/client.ts';
+import { DELIVERY_PER_CHANNEL as PER_CHANNEL } from '../../packages/server/src/webhooks/delivery-worker.ts';
 import { createAccount, createApiChannel } from '../lib/api.ts';
 import { load } from '../lib/load.ts';
 import { now, startReceiver, type Receiver } from '../lib/processes.ts';
 import { row, type Row, type Scenario, type ScenarioContext } from '../lib/scenario.ts';
 
-/** The per-channel cap of the worker (delivery-worker.ts): a channel never has more requests in flight. */
-const PER_CHANNEL = 8;
 const SLOW_MS = 1_000;
 const SLOW_DELIVERIES = 400;
 

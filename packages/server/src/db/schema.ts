@@ -386,6 +386,8 @@ export const deliveries = pgTable(
   },
   (t) => [
     index('deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The claim: channels with pending deliveries (a skip scan), then each channel's earliest due ones.
+    index('deliveries_pending_channel_idx').on(t.channelId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('deliveries_channel_created_idx').on(t.channelId, t.createdAt.desc()),
     check('deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],

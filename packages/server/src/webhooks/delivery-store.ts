@@ -26,35 +26,61 @@ export interface AttemptResult {
 export const RETRY_PAUSES_MS = [2_000, 4_000] as const;
 export const MAX_ATTEMPTS = RETRY_PAUSES_MS.length + 1;
 
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
+
+export interface RecordedAttempt {
+  delivery: ClaimedDelivery;
+  result: AttemptResult;
+  /** When the attempt ended (ms since the epoch): the pause before the next one runs from here. */
+  endedAt: number;
+}
+
+/** Where a delivery goes after an attempt. */
+export function outcomeOf(delivery: Pick<ClaimedDelivery, 'attempts'>, result: Pick<AttemptResult, 'ok'>): DeliveryOutcome {
+  return result.ok ? 'delivered' : delivery.attempts + 1 >= MAX_ATTEMPTS ? 'failed' : 'retry';
+}
+
 export function createDeliveryStore(db: Database) {
   return {
-    /** Reserves up to `limit` due deliveries for `lockMs`, skipping channels this worker has no room for. */
-    async claim(limit: number, lockMs: number, skipChannels: readonly string[]): Promise<ClaimedDelivery[]> {
-      const claimed = await queryRows<{ id: string }>(
+    /**
+     * Reserves up to `limit` due deliveries for `lockMs` and reads what sending them needs, in one statement. A
+     * channel gets at most `perChannel` minus its requests in flight here (`busy`), so one receiver's backlog never
+     * fills the worker: the channels with pending deliveries are found with a skip scan of their index, and each
+     * gives its earliest due ones.
+     */
+    async claim(limit: number, lockMs: number, perChannel: number, busy: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
+      return queryRows<ClaimedDelivery>(
         db,
-        sql`UPDATE ${deliveries} SET locked_until = now() + ${`${lockMs} milliseconds`}::interval
-            WHERE id IN (
-              SELECT id FROM ${deliveries}
-              WHERE status = 'pending' AND next_attempt_at <= now()
-                AND (locked_until IS NULL OR locked_until < now())
-                AND channel_id NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(skipChannels)}::jsonb))
-              ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-            RETURNING id`,
+        sql`WITH RECURSIVE pending_channels (channel_id) AS (
+              (SELECT channel_id FROM ${deliveries} WHERE status = 'pending' ORDER BY channel_id LIMIT 1)
+              UNION ALL
+              SELECT (SELECT d.channel_id FROM ${deliveries} d WHERE d.status = 'pending' AND d.channel_id > p.channel_id
+                      ORDER BY d.channel_id LIMIT 1)
+              FROM pending_channels p WHERE p.channel_id IS NOT NULL),
+            picked AS (
+              SELECT due.id FROM pending_channels p
+              CROSS JOIN LATERAL (
+                SELECT d.id, d.next_attempt_at FROM ${deliveries} d
+                WHERE d.channel_id = p.channel_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                  AND (d.locked_until IS NULL OR d.locked_until < now())
+                ORDER BY d.next_attempt_at
+                LIMIT greatest(0, ${perChannel}::int - coalesce((${JSON.stringify(Object.fromEntries(busy))}::jsonb ->> p.channel_id)::int, 0))
+              ) due
+              WHERE p.channel_id IS NOT NULL
+              ORDER BY due.next_attempt_at LIMIT ${limit}),
+            claimed AS (
+              UPDATE ${deliveries} SET locked_until = now() + ${`${lockMs} milliseconds`}::interval
+              WHERE id IN (
+                SELECT id FROM ${deliveries}
+                WHERE id IN (SELECT id FROM picked) AND (locked_until IS NULL OR locked_until < now())
+                FOR UPDATE SKIP LOCKED)
+              RETURNING id, channel_id, attempts, event_id)
+            SELECT claimed.id, claimed.channel_id AS "channelId", claimed.attempts, ${events.payload} AS payload,
+                   ${channels.webhookUrl} AS "webhookUrl", ${channels.webhookSecret} AS "webhookSecret"
+            FROM claimed
+            JOIN ${events} ON ${events.id} = claimed.event_id
+            JOIN ${channels} ON ${channels.id} = claimed.channel_id`,
       );
-      if (claimed.length === 0) return [];
-      return db
-        .select({
-          id: deliveries.id,
-          channelId: deliveries.channelId,
-          attempts: deliveries.attempts,
-          payload: events.payload,
-          webhookUrl: channels.webhookUrl,
-          webhookSecret: channels.webhookSecret,
-        })
-        .from(deliveries)
-        .innerJoin(events, eq(events.id, deliveries.eventId))
-        .innerJoin(channels, eq(channels.id, deliveries.channelId))
-        .where(inArray(deliveries.id, claimed.map((c) => c.id)));
     },
 
     /** When the next pending delivery is due, in ms from now (for the worker's timer); undefined if none. */
@@ -68,41 +94,42 @@ export function createDeliveryStore(db: Database) {
     },
 
     /**
-     * Records an attempt and moves the delivery on: delivered, retried after its pause, or failed. The pause
-     * runs from the end of the attempt (`endedAt`), however long this write itself has to wait.
+     * Records attempts and moves each delivery on (delivered, retried after its pause, failed), all in one
+     * statement. Each pause runs from the end of its attempt (`endedAt`), however long this write had to wait.
      */
-    async recordAttempt(
-      delivery: ClaimedDelivery,
-      result: AttemptResult,
-      endedAt: number,
-    ): Promise<'delivered' | 'retry' | 'failed'> {
-      const number = delivery.attempts + 1;
-      const outcome = result.ok ? 'delivered' : number >= MAX_ATTEMPTS ? 'failed' : 'retry';
-      const pauseMs = Math.max(0, (RETRY_PAUSES_MS[number - 1] ?? 0) - (Date.now() - endedAt));
-      await db.transaction(async (tx) => {
-        await tx.insert(deliveryAttempts).values({
+    async recordAttempts(records: readonly RecordedAttempt[]): Promise<void> {
+      const now = Date.now();
+      const rows = records.map(({ delivery, result, endedAt }) => {
+        const number = delivery.attempts + 1;
+        return {
           id: newId(),
-          deliveryId: delivery.id,
+          delivery_id: delivery.id,
           number,
-          startedAt: result.startedAt,
-          latencyMs: result.latencyMs,
-          statusCode: result.statusCode,
+          started_at: result.startedAt.toISOString(),
+          latency_ms: result.latencyMs,
+          status_code: result.statusCode,
           error: result.error,
-        });
-        await tx
-          .update(deliveries)
-          .set({
-            attempts: number,
-            lockedUntil: null,
-            lastStatusCode: result.statusCode,
-            lastError: result.error,
-            ...(outcome === 'retry'
-              ? { nextAttemptAt: sql`now() + ${`${pauseMs} milliseconds`}::interval` }
-              : { status: outcome, finishedAt: sql`now()` }),
-          })
-          .where(eq(deliveries.id, delivery.id));
+          outcome: outcomeOf(delivery, result),
+          pause_ms: Math.max(0, (RETRY_PAUSES_MS[number - 1] ?? 0) - (now - endedAt)),
+        };
       });
-      return outcome;
+      await db.execute(
+        sql`WITH input AS (
+              SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+                id uuid, delivery_id uuid, number int, started_at timestamptz, latency_ms int, status_code int,
+                error text, outcome text, pause_ms int)),
+            attempts AS (
+              INSERT INTO ${deliveryAttempts} (id, delivery_id, number, started_at, latency_ms, status_code, error)
+              SELECT input.id, delivery_id, number, started_at, latency_ms, status_code, error FROM input
+              JOIN ${deliveries} ON ${deliveries.id} = input.delivery_id)
+            UPDATE ${deliveries} SET
+              attempts = input.number, locked_until = NULL, last_status_code = input.status_code, last_error = input.error,
+              next_attempt_at = CASE WHEN input.outcome = 'retry'
+                THEN now() + input.pause_ms * interval '1 millisecond' ELSE ${deliveries.nextAttemptAt} END,
+              status = CASE WHEN input.outcome = 'retry' THEN ${deliveries.status} ELSE input.outcome END,
+              finished_at = CASE WHEN input.outcome = 'retry' THEN NULL ELSE now() END
+            FROM input WHERE ${deliveries.id} = input.delivery_id`,
+      );
     },
 
     /** After a crash, reservations of this (only) process are void: used where one process owns the database. */

@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookClient } from './http-client.ts';
 import { signatureHeaders } from './signing.ts';
-import { RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore } from './delivery-store.ts';
+import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
 
 export interface DeliveryWorkerOptions {
   store: DeliveryStore;
@@ -24,21 +24,30 @@ export interface DeliveryWorkerOptions {
 }
 
 const PRUNE_EVERY_MS = 60 * 60_000;
+/** Requests in flight at most, per process and per channel (one receiver never holds more). */
+export const DELIVERY_CONCURRENCY = 128;
+export const DELIVERY_PER_CHANNEL = 16;
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
-  const { store, client, logger, concurrency = 64, perChannel = 8, pollMs = 500, lockMs = 15_000 } = options;
+  const { store, client, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL, pollMs = 500, lockMs = 15_000 } = options;
   const retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60_000;
   const inFlightByChannel = new Map<string, number>();
   let inFlight = 0;
   let running = false;
   let claiming: Promise<void> | undefined;
   let again = false;
+  /** Due deliveries may be waiting: new events came, a retry fell due, or the last claim was full. */
+  let backlog = true;
+  /** Channels the last claims filled to their cap: more of their deliveries may be due. */
+  const capped = new Set<string>();
   let poll: NodeJS.Timeout | undefined;
   let prune: NodeJS.Timeout | undefined;
   const timers = new Set<NodeJS.Timeout>();
   const tasks = new Set<Promise<void>>();
+  const recorder = createRecorder(store, logger);
 
-  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** One attempt over HTTP; what it gives is recorded afterwards. */
+  async function send(delivery: ClaimedDelivery): Promise<RecordedAttempt> {
     const startedAt = new Date();
     let result;
     if (!delivery.webhookUrl) {
@@ -50,38 +59,58 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         : {};
       result = await client.post(delivery.webhookUrl, body, headers);
     }
-    const endedAt = Date.now();
-    const outcome = await store.recordAttempt(
+    return {
       delivery,
-      {
+      result: {
         startedAt,
         latencyMs: result.durationMs,
         statusCode: result.status,
         error: result.error ?? (result.ok ? null : `HTTP ${result.status}`),
         ok: result.ok,
       },
-      endedAt,
-    );
+      endedAt: Date.now(),
+    };
+  }
+
+  async function record(attempt: RecordedAttempt): Promise<void> {
+    await recorder.record(attempt);
+    const { delivery, result, endedAt } = attempt;
+    const outcome = outcomeOf(delivery, result);
     if (outcome === 'failed') logger.warn({ deliveryId: delivery.id, channelId: delivery.channelId }, 'webhook delivery failed');
     if (outcome === 'retry') wakeIn(endedAt + (RETRY_PAUSES_MS[delivery.attempts] ?? 0) - Date.now());
   }
 
-  function saturated(): string[] {
-    return [...inFlightByChannel].filter(([, n]) => n >= perChannel).map(([channel]) => channel);
-  }
-
+  /**
+   * The request's room is freed when its answer comes, before the attempt is recorded: the delivery stays reserved
+   * until then, so no claim can take it meanwhile.
+   */
   function track(delivery: ClaimedDelivery): void {
+    const { channelId } = delivery;
     inFlight += 1;
-    inFlightByChannel.set(delivery.channelId, (inFlightByChannel.get(delivery.channelId) ?? 0) + 1);
-    const task = attempt(delivery)
+    inFlightByChannel.set(channelId, (inFlightByChannel.get(channelId) ?? 0) + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      inFlight -= 1;
+      const left = (inFlightByChannel.get(channelId) ?? 1) - 1;
+      if (left > 0) inFlightByChannel.set(channelId, left);
+      else inFlightByChannel.delete(channelId);
+      // Claims refill in batches, not one per finished attempt: when a channel the cap held back is down to half
+      // of it, or when half the worker is free and the last claim was full.
+      const refill = capped.has(channelId) && left <= perChannel / 2;
+      if (refill) capped.delete(channelId);
+      if (refill || (backlog && inFlight <= concurrency / 2)) claimSoon();
+    };
+    const task = send(delivery)
+      .then((attempt) => {
+        release();
+        return record(attempt);
+      })
       .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt crashed'))
       .finally(() => {
-        inFlight -= 1;
-        const left = (inFlightByChannel.get(delivery.channelId) ?? 1) - 1;
-        if (left > 0) inFlightByChannel.set(delivery.channelId, left);
-        else inFlightByChannel.delete(delivery.channelId);
+        release();
         tasks.delete(task);
-        wake();
       });
     tasks.add(task);
   }
@@ -91,22 +120,33 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       again = false;
       const room = concurrency - inFlight;
       if (room <= 0) return;
-      const claimed = await store.claim(room, lockMs, saturated());
-      // A channel may get more than its share in one claim; the excess waits its turn in this process.
+      backlog = false;
+      const busy = new Map(inFlightByChannel);
+      const claimed = await store.claim(room, lockMs, perChannel, busy);
+      // A full claim may have left more behind (a wake-up during the claim has set it again already).
+      if (claimed.length === room) backlog = true;
+      for (const delivery of claimed) busy.set(delivery.channelId, (busy.get(delivery.channelId) ?? 0) + 1);
+      for (const [channel, count] of busy) if (count >= perChannel) capped.add(channel);
       for (const delivery of claimed) track(delivery);
       if (claimed.length < room && !again) return;
     }
   }
 
-  function wake(): void {
+  function claimSoon(): void {
     again = true;
     if (!running || claiming) return;
     claiming = claimLoop()
       .catch((error: unknown) => logger.error({ err: error }, 'delivery claim failed'))
       .finally(() => {
         claiming = undefined;
-        if (again && running) wake();
+        if (again && running) claimSoon();
       });
+  }
+
+  /** New work may be due: events committed (here or, through NOTIFY, elsewhere), a retry's pause ended, a poll. */
+  function wake(): void {
+    backlog = true;
+    claimSoon();
   }
 
   /** Wakes when a retry is due, so the pauses (2 s, 4 s) hold to a few milliseconds rather than a poll. */
@@ -148,3 +188,45 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
+
+/**
+ * Writes finished attempts in batches (group commit): while one write is in flight, the attempts that end meanwhile
+ * wait and go together in the next, so a busy worker makes one statement for many deliveries and an idle one writes
+ * each at once. A batch that fails is written again one attempt at a time, so one bad row fails alone.
+ */
+function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, logger: FastifyBaseLogger) {
+  const MAX_BATCH = 256;
+  let waiting: { record: RecordedAttempt; done: (error?: unknown) => void }[] = [];
+  let writing = false;
+
+  async function write(): Promise<void> {
+    writing = true;
+    while (waiting.length > 0) {
+      const batch = waiting.slice(0, MAX_BATCH);
+      waiting = waiting.slice(MAX_BATCH);
+      try {
+        await store.recordAttempts(batch.map((entry) => entry.record));
+        for (const entry of batch) entry.done();
+      } catch (error) {
+        if (batch.length === 1) {
+          batch[0]?.done(error);
+          continue;
+        }
+        logger.warn({ err: error, attempts: batch.length }, 'recording a batch of attempts failed; one at a time');
+        for (const entry of batch) {
+          await store.recordAttempts([entry.record]).then(() => entry.done(), entry.done);
+        }
+      }
+    }
+    writing = false;
+  }
+
+  return {
+    record(record: RecordedAttempt): Promise<void> {
+      return new Promise((resolve, reject) => {
+        waiting.push({ record, done: (error) => (error === undefined ? resolve() : reject(error as Error)) });
+        if (!writing) void write();
+      });
+    },
+  };
+}

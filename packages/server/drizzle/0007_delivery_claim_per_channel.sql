@@ -1,0 +1,1 @@
+CREATE INDEX "deliveries_pending_channel_idx" ON "deliveries" USING btree ("channel_id","next_attempt_at") WHERE "deliveries"."status" = 'pending';
