@@ -23,7 +23,7 @@ export interface BenchAccount {
   console<T>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-/** A new account with an API key, logged in to the console. */
+/** A new account with an API key, logged in to the console of this server (a restarted server has another port). */
 export async function createAccount(server: ParleyServer): Promise<BenchAccount> {
   const admin = { authorization: `Bearer ${server.adminToken}` };
   const email = `bench-${randomBytes(6).toString('hex')}@example.com`;

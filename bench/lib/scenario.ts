@@ -83,3 +83,9 @@ export function row(scenario: string, fields: Partial<Row> & Pick<Row, 'unit'>):
 export function failureNotes(result: LoadResult, what = 'requests'): string[] {
   return result.failures > 0 ? [`${result.failures} ${what} failed (non-2xx or connection errors)`] : [];
 }
+
+/** The p-th percentile (nearest rank) of ascending values; null when there are none. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? null;
+}

@@ -4,7 +4,7 @@
 // every expected event arrived (3 customer messages and 3 replies per conversation, deduplicated by message id).
 import { createAccount, createApiChannel, sendMessageBody } from '../lib/api.ts';
 import { now, startReceiver, type ReceivedEvent } from '../lib/processes.ts';
-import { row, type Scenario } from '../lib/scenario.ts';
+import { percentile, row, type Scenario } from '../lib/scenario.ts';
 import { Agent, request } from 'undici';
 
 const IN_FLIGHT = 100;
@@ -38,11 +38,6 @@ interface Conversation {
   replyEvents: number[];
   seen: Set<string>;
   replyArrived?: () => void;
-}
-
-function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? null;
 }
 
 export const conversations: Scenario = {

@@ -5,10 +5,10 @@
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../packages/server/src/db/client.ts';
 import { DELIVERY_PER_CHANNEL as PER_CHANNEL } from '../../packages/server/src/webhooks/delivery-worker.ts';
-import { createAccount, createApiChannel } from '../lib/api.ts';
+import { createAccount, createApiChannel, sendMessageBody } from '../lib/api.ts';
 import { load } from '../lib/load.ts';
 import { now, startReceiver, type Receiver } from '../lib/processes.ts';
-import { row, type Row, type Scenario, type ScenarioContext } from '../lib/scenario.ts';
+import { percentile, row, type Row, type Scenario, type ScenarioContext } from '../lib/scenario.ts';
 
 const SLOW_MS = 1_000;
 const SLOW_DELIVERIES = 400;
@@ -51,6 +51,46 @@ async function waitFor(receiver: Receiver, path: string, count: number, timeoutM
   }
 }
 
+const LATENCY_MESSAGES = 300;
+
+/**
+ * One customer message at a time (agent off): from the answer to its POST, when its transaction has committed,
+ * to its webhook's arrival at the receiver.
+ */
+async function measureLatency(context: ScenarioContext): Promise<{ sorted: number[]; peakRssMb: number | null }> {
+  const receiver = await startReceiver({ record: true });
+  const server = await context.startServer();
+  try {
+    const account = await createAccount(server);
+    const channelId = await createApiChannel(account, { name: 'Latency', webhookUrl: `${receiver.url}/latency` });
+    const latencies: number[] = [];
+    for (let i = 0; i < LATENCY_MESSAGES; i += 1) {
+      const text = `latency ${i}`;
+      const response = await fetch(`${server.url}/api/v1/chats/chat/send-message-universal`, {
+        method: 'POST',
+        headers: { authorization: account.key, 'content-type': 'application/json' },
+        body: sendMessageBody(channelId, `latency-${i % 20}`, text),
+      });
+      const committedAt = now();
+      await response.arrayBuffer();
+      const deadline = committedAt + 10_000;
+      for (;;) {
+        const arrived = (await receiver.drain()).find((event) => event.texts.includes(text));
+        if (arrived) {
+          latencies.push(Math.max(0, arrived.at - committedAt));
+          break;
+        }
+        if (now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    }
+    return { sorted: latencies.sort((a, b) => a - b), peakRssMb: (await server.peakRssMb()) ?? null };
+  } finally {
+    await server.stop();
+    await receiver.stop();
+  }
+}
+
 export const webhookDelivery: Scenario = {
   name: 'webhook-delivery',
   summary: 'deliveries per second to one fast receiver, then the same beside a slow receiver of another channel',
@@ -86,6 +126,10 @@ export const webhookDelivery: Scenario = {
         queryRows<{ n: number }>(database, sql`SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered' AND channel_id IN (${fast}, ${fastAgain})`),
       );
 
+      // 3. Latency, one message at a time.
+      const latency = await measureLatency(context);
+      log(`latency of ${latency.sorted.length} single deliveries: p50 ${percentile(latency.sorted, 50)?.toFixed(1)} ms`);
+
       // The ceiling: the same payload posted straight at the receiver, with the worker's per-channel concurrency.
       const ceiling = await load({
         url: `${receiver.url}/ceiling`,
@@ -120,6 +164,17 @@ export const webhookDelivery: Scenario = {
           peakRssMb: besideRss,
           targets: [{ text: 'fast receiver keeps ≥ 0.8 of its rate alone', met: rate(beside) >= 0.8 * rate(alone) }],
           notes: [`slow receiver answers in ${SLOW_MS} ms; ${slowSoFar} of ${SLOW_DELIVERIES} slow deliveries done meanwhile`],
+        }),
+        row('webhook delivery: latency, one at a time', {
+          unit: 'deliveries/s',
+          p50Ms: percentile(latency.sorted, 50),
+          p99Ms: percentile(latency.sorted, 99),
+          peakRssMb: latency.peakRssMb,
+          targets: [
+            { text: 'starts ≤ 50 ms after the commit (p99)', met: (percentile(latency.sorted, 99) ?? Infinity) <= 50 },
+            { text: 'every message delivered', met: latency.sorted.length === LATENCY_MESSAGES },
+          ],
+          notes: [`${LATENCY_MESSAGES} customer messages one after another, agent off: from the POST's answer to the webhook's arrival`],
         }),
       ];
       return rows;
