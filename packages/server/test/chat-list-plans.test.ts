@@ -267,9 +267,12 @@ async function assertCopiesExact(): Promise<void> {
   const db = t.database.db;
   const [drift] = await queryRows<{ counts: number; tags: number; activity: number }>(
     db,
-    sql`SELECT
+    sql`WITH counted AS (
+      SELECT account_id, channel_id, channel_kind, sum(chats) AS chats, sum(done_chats) AS done_chats
+      FROM chat_counts GROUP BY account_id, channel_id, channel_kind)
+    SELECT
       (SELECT count(*)::int FROM (
-         SELECT account_id, channel_id, channel_kind, chats, done_chats FROM chat_counts WHERE chats <> 0
+         SELECT account_id, channel_id, channel_kind, chats, done_chats FROM counted WHERE chats <> 0
          EXCEPT
          SELECT account_id, channel_id, channel_kind, count(*), count(*) FILTER (WHERE task_done)
          FROM chats GROUP BY account_id, channel_id, channel_kind) d) +
@@ -277,7 +280,7 @@ async function assertCopiesExact(): Promise<void> {
          SELECT account_id, channel_id, channel_kind, count(*), count(*) FILTER (WHERE task_done)
          FROM chats GROUP BY account_id, channel_id, channel_kind
          EXCEPT
-         SELECT account_id, channel_id, channel_kind, chats, done_chats FROM chat_counts) d) AS counts,
+         SELECT account_id, channel_id, channel_kind, chats, done_chats FROM counted) d) AS counts,
       (SELECT count(*)::int FROM tags t WHERE chat_count <> (SELECT count(*) FROM chat_tags ct WHERE ct.tag_id = t.id)) AS tags,
       (SELECT count(*)::int FROM chat_tags ct JOIN chats c ON c.id = ct.chat_id WHERE ct.last_message_at <> c.last_message_at) AS activity`,
   );

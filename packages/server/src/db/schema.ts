@@ -11,6 +11,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -266,10 +267,15 @@ export const chatCounts = pgTable(
       .notNull()
       .references(() => channels.id, { onDelete: 'cascade' }),
     channelKind: text('channel_kind').notNull(),
+    /**
+     * Each key is spread over 16 rows, one per `pg_backend_pid() % 16` (migration 0008): transactions of different
+     * connections creating chats in one channel do not queue for one row's lock. Readers sum the shards.
+     */
+    shard: smallint('shard').notNull().default(0),
     chats: integer('chats').notNull().default(0),
     doneChats: integer('done_chats').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.channelId, t.channelKind] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.channelId, t.channelKind, t.shard] })],
 );
 
 export interface StoredAttachment {
