@@ -79,6 +79,11 @@ export function row(scenario: string, fields: Partial<Row> & Pick<Row, 'unit'>):
   };
 }
 
+/** A load run's figures, as a row has them. */
+export function measured(result: LoadResult): Pick<Row, 'throughput' | 'p50Ms' | 'p99Ms'> {
+  return { throughput: result.throughput, p50Ms: result.p50Ms, p99Ms: result.p99Ms };
+}
+
 /** Notes a load run that had failed requests (they are not counted in its throughput). */
 export function failureNotes(result: LoadResult, what = 'requests'): string[] {
   return result.failures > 0 ? [`${result.failures} ${what} failed (non-2xx or connection errors)`] : [];

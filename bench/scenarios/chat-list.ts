@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { createAccount } from '../lib/api.ts';
 import { load, responseBytes } from '../lib/load.ts';
-import { failureNotes, measureCeiling, row, type Scenario } from '../lib/scenario.ts';
+import { failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
 import { newId } from '../../packages/server/src/lib/ids.ts';
 
 /** A page of an Inbox; the spec's default (500) is a bulk export rather than a page. */
@@ -67,19 +67,17 @@ export const chatList: Scenario = {
     const url = (query: Record<string, string>) =>
       `${server.url}/api/v1/chats/chat?${new URLSearchParams({ limit: String(LIMIT), ...query }).toString()}`;
     const bytes = await responseBytes(url({}), { headers });
-    const measured = [];
+    const runs = [];
     for (const [name, query] of VARIANTS) {
-      measured.push({ name, result: await load({ ...options, url: url(query) }) });
+      runs.push({ name, result: await load({ ...options, url: url(query) }) });
     }
     const peakRssMb = (await server.peakRssMb()) ?? null;
     await server.stop();
     const ceiling = await measureCeiling(bytes, 200, options);
-    return measured.map(({ name, result }) =>
+    return runs.map(({ name, result }) =>
       row(`chat list: ${name}`, {
         unit: 'req/s',
-        throughput: result.throughput,
-        p50Ms: result.p50Ms,
-        p99Ms: result.p99Ms,
+        ...measured(result),
         ceiling: ceiling.throughput,
         ceilingOf: 'node:http',
         peakRssMb,

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { createAccount } from '../lib/api.ts';
 import { load, responseBytes } from '../lib/load.ts';
 import { freePort, ROOT } from '../lib/processes.ts';
-import { failureNotes, measureCeiling, row, type Scenario } from '../lib/scenario.ts';
+import { failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
 
 const PRISM_VERSION = '5.14.2';
 const CACHE = path.join(ROOT, 'bench/.cache/prism');
@@ -62,7 +62,7 @@ export const demoCatalog: Scenario = {
     }
     const ceiling = await measureCeiling(bytes, 200, options);
     const versusPrism = parley.throughput / prismResult.throughput;
-    const common = { unit: 'req/s', throughput: parley.throughput, p50Ms: parley.p50Ms, p99Ms: parley.p99Ms, peakRssMb };
+    const common = { unit: 'req/s', ...measured(parley), peakRssMb };
     return [
       row('demo catalog', {
         ...common,

@@ -2,7 +2,7 @@
 // limit, validation, one list query and serialization, against a bare node:http server answering the same bytes.
 import { createAccount } from '../lib/api.ts';
 import { load, responseBytes } from '../lib/load.ts';
-import { failureNotes, measureCeiling, row, type Scenario } from '../lib/scenario.ts';
+import { failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
 
 const CONNECTIONS = 16;
 
@@ -24,9 +24,7 @@ export const gateway: Scenario = {
     return [
       row('gateway', {
         unit: 'req/s',
-        throughput: parley.throughput,
-        p50Ms: parley.p50Ms,
-        p99Ms: parley.p99Ms,
+        ...measured(parley),
         ceiling: ceiling.throughput,
         ceilingOf: 'node:http',
         peakRssMb,

@@ -3,7 +3,7 @@
 // event.
 import { createAccount, createApiChannel, sendMessageBody } from '../lib/api.ts';
 import { load } from '../lib/load.ts';
-import { failureNotes, measureCeiling, row, type Scenario } from '../lib/scenario.ts';
+import { failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
 
 const CONNECTIONS = 32;
 const EXTERNAL_CHATS = 10_000;
@@ -35,9 +35,7 @@ export const ingest: Scenario = {
     return [
       row('ingest', {
         unit: 'msg/s',
-        throughput: parley.throughput,
-        p50Ms: parley.p50Ms,
-        p99Ms: parley.p99Ms,
+        ...measured(parley),
         ceiling: ceiling.throughput,
         ceilingOf: 'node:http',
         peakRssMb,
