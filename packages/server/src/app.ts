@@ -116,8 +116,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.deliveryPollMs !== undefined ? { pollMs: deps.deliveryPollMs } : {}),
     retentionMs: (config.deliveryRetentionDays ?? 7) * 24 * 60 * 60_000,
   });
-  const eventsCommitted = () => deliveryWorker.wake();
-  const deliveriesService = createDeliveriesService({ store: deliveryStore, channels: createChannelsStore(db), wake: eventsCommitted });
+  const wakeDeliveries = () => deliveryWorker.wake();
+  // With LISTEN, the NOTIFY written with each delivery wakes this process too, and only when a delivery was written:
+  // a second, in-process wake-up per committed event would claim twice.
+  const eventsCommitted = deps.listen ? () => {} : wakeDeliveries;
+  // A redelivery from the console sends no NOTIFY.
+  const deliveriesService = createDeliveriesService({ store: deliveryStore, channels: createChannelsStore(db), wake: wakeDeliveries });
 
   const accountsStore = createAccountsStore(db);
   const authenticator = createApiKeyAuthenticator({ store: accountsStore, cacheTtlMs: deps.apiKeyCacheTtlMs ?? 2_000 });
@@ -218,7 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addHook('onReady', async () => {
       jobs.start();
       await deliveryWorker.start();
-      if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, eventsCommitted);
+      if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, wakeDeliveries);
     });
     app.addHook('preClose', async () => {
       await unlisten();
