@@ -1,0 +1,65 @@
+// Chromium for browser tests: Debian's package (or CHROMIUM_PATH) driven by playwright-core; no browser download.
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Failed tests leave a screenshot here (CI prints the folder). */
+export const SCREENSHOT_DIR = path.resolve(process.env.PARLEY_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'parley-screenshots'));
+
+export interface TestBrowser {
+  browser: Browser;
+  /** A fresh context (own cookies and storage) and its first page. */
+  newPage(options?: { locale?: string }): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<TestBrowser> {
+  // playwright-core gives every launch a fresh profile folder of its own (a --user-data-dir flag is refused).
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+  const contexts: BrowserContext[] = [];
+  return {
+    browser,
+    async newPage(options = {}) {
+      const context = await browser.newContext({ locale: options.locale ?? 'en-US' });
+      contexts.push(context);
+      const page = await context.newPage();
+      return { context, page };
+    },
+    async close() {
+      await Promise.all(contexts.map((context) => context.close().catch(() => undefined)));
+      await browser.close();
+    },
+  };
+}
+
+/**
+ * Runs `body` with `page`; when it throws, a full-page screenshot named after the test is saved first, and the
+ * error is rethrown with the screenshot's path.
+ */
+export async function withScreenshotOnFailure(t: TestContext, page: Page, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    const file = path.join(SCREENSHOT_DIR, `${t.name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 120)}-${Date.now()}.png`);
+    await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+    if (error instanceof Error) error.message += `\n(screenshot: ${file})`;
+    throw error;
+  }
+}
