@@ -28,6 +28,7 @@ import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
 import type { Config } from './config.ts';
 import type { Database, Listen } from './db/client.ts';
+import { createLiveFeed } from './events/live-feed.ts';
 import { DELIVERIES_CHANNEL } from './events/outbox.ts';
 import { adminApi } from './http/admin/admin-routes.ts';
 import { registerChannelRoutes } from './http/console/channel-routes.ts';
@@ -183,6 +184,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     knowledge: (executor) => createKnowledgeService({ store: createKnowledgeStore(executor), clock }),
   });
   const channels = createChannelsService({ store: createChannelsStore(db), clock, urlGuard, webhookClient });
+
+  // Live views (Inbox, widget) follow committed events in every process, workers or not.
+  const liveFeed = createLiveFeed({ db, listen: deps.listen, logger });
+  app.addHook('onReady', () => liveFeed.start());
+  app.addHook('preClose', () => liveFeed.stop());
 
   app.get('/healthz', async () => {
     await db.execute('select 1');

@@ -19,8 +19,12 @@ export type Transaction = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesW
 /** Anything that runs queries: the database or an open transaction. */
 export type Executor = Database | Transaction;
 
-/** Calls `onNotify` on every NOTIFY of `channel` (from any process on the database) until the returned stop. */
-export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+/**
+ * Calls `onNotify` with the payload of every NOTIFY of `channel` (from any process on the database) until the
+ * returned stop. After a lost connection is made again it is called once with `undefined`: NOTIFYs may have been
+ * missed.
+ */
+export type Listen = (channel: string, onNotify: (payload: string | undefined) => void) => Promise<() => Promise<void>>;
 
 export interface DatabaseHandle {
   readonly db: Database;
@@ -54,7 +58,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     throw error;
   }
   const listen: Listen = async (channel, onNotify) => {
-    const stop = await client.listen(channel, () => onNotify());
+    const stop = await client.listen(channel, (payload) => onNotify(payload));
     return async () => {
       if (!client.closed) await stop();
     };
@@ -90,7 +94,11 @@ const RELISTEN_AFTER_MS = 1_000;
  * LISTEN on a connection of its own (a pooled one would be handed to queries). A lost connection is made again
  * after a second; NOTIFYs sent meanwhile are missed, so listeners keep a slow poll as well.
  */
-async function listenPostgres(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+async function listenPostgres(
+  url: string,
+  channel: string,
+  onNotify: (payload: string | undefined) => void,
+): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -104,7 +112,7 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
   };
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url });
-    next.on('notification', () => onNotify());
+    next.on('notification', (message) => onNotify(message.payload ?? ''));
     next.on('error', () => {
       if (client !== next) return;
       client = undefined;
@@ -115,7 +123,7 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
     await next.connect();
     await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
     // Anything committed while the connection was being made was not heard.
-    onNotify();
+    onNotify(undefined);
   };
   await connect();
   return async () => {

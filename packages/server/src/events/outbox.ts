@@ -19,10 +19,12 @@ export type EventsCommitted = () => void;
 
 /** NOTIFY channel of new deliveries: delivery workers of every process on the database LISTEN on it. */
 export const DELIVERIES_CHANNEL = 'parley_deliveries';
+/** NOTIFY channel of every committed event, payload `<accountId>:<eventId>`: live views (Inbox, widget) LISTEN on it. */
+export const EVENTS_CHANNEL = 'parley_events';
 
 /**
- * One statement: the event, its delivery when the channel has a webhook URL, and a NOTIFY (sent by PostgreSQL at
- * commit, never for a rollback) that wakes the delivery workers of other processes.
+ * One statement: the event, its delivery when the channel has a webhook URL, and NOTIFYs (sent by PostgreSQL at
+ * commit, never for a rollback, in commit order) that wake the delivery workers and the live feeds of every process.
  */
 export async function recordEvent(executor: Executor, event: OutboxEvent): Promise<string> {
   const id = newId();
@@ -35,7 +37,8 @@ export async function recordEvent(executor: Executor, event: OutboxEvent): Promi
           SELECT ${newId()}, ${id}, ${event.accountId}, ${channels.id}, now() FROM ${channels}
           WHERE ${channels.id} = ${event.channelId} AND ${channels.webhookUrl} IS NOT NULL
           RETURNING 1)
-        SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM delivery`,
+        SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM delivery
+        UNION ALL SELECT pg_notify(${EVENTS_CHANNEL}, ${`${event.accountId}:${id}`})`,
   );
   return id;
 }
