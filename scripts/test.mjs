@@ -30,6 +30,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// The browser bundles the tests serve are built from the current sources first (esbuild: well under a second).
+const built = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+
 const env = { ...process.env };
 if (!env.DATABASE_URL) {
   const migrations = path.join(root, 'packages/server/drizzle');
