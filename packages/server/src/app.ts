@@ -39,6 +39,7 @@ import { docs } from './http/docs.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { registerChatRoutes } from './http/public/chats-routes.ts';
 import { gateway } from './http/public/gateway.ts';
+import { createUploadReader } from './http/public/uploads.ts';
 import { registerTagRoutes } from './http/public/tags-routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
@@ -217,7 +218,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routes: (api) => {
       registerChatRoutes(api, chats);
       registerTagRoutes(api, tags);
-      registerMessageRoutes(api, messages, feedback);
+      registerMessageRoutes(api, messages, feedback, createUploadReader(fileStorage));
     },
   });
   await app.register(demoApi, { prefix: '/demo/v1', authenticator, pets: createPetsService({ db, petsStore: createPetsStore }) });

@@ -48,6 +48,9 @@ export const Errors = {
   fileTypeNotAccepted: (name: string) =>
     new DomainError(400, `File type not accepted: ${name}`, 'default', 'fileTypeNotAccepted', { name }),
   multipartField: (message: string) => new DomainError(400, message, 'default', 'multipartField'),
+  malformedMultipart: (reason: string) =>
+    new DomainError(400, `Malformed multipart/form-data body: ${reason}`, 'default', 'malformedMultipart', { reason }),
+  uploadsBusy: plain(503, 'uploadsBusy', 'Too many uploads in progress; retry shortly'),
   // Operator API.
   adminUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
   accountExists: plain(409, 'accountExists', 'An account with this e-mail already exists'),

@@ -1,6 +1,9 @@
 // Which uploads send-message-universal accepts, decided from the bytes alone (spec, Files): a name or a declared
 // Content-Type is whatever the sender says, so neither is consulted.
-import { fileTypeFromBuffer } from 'file-type';
+import { open, readFile } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
+import type { Upload } from './file-storage.ts';
 
 /** `image`: saved and shown to the agent; `audio`: a voice message; `other`: accepted, not processed. */
 export type FileKind = 'image' | 'audio' | 'other';
@@ -52,6 +55,51 @@ export async function detectFile(bytes: Buffer, _declaredName: string): Promise<
   return ACCEPTED.get(found.ext);
 }
 
+/**
+ * `detectFile` for an upload in memory or on disk. On disk, file-type reads only what it needs, and the text check
+ * reads 64 kB at a time and yields between chunks, so ten 10 MB files never hold the event loop.
+ */
+export async function detectUpload(upload: Upload): Promise<DetectedFile | undefined> {
+  if ('bytes' in upload) return detectFile(upload.bytes, upload.name);
+  let found: { ext: string } | undefined;
+  try {
+    found = await fileTypeFromFile(upload.path);
+  } catch {
+    return undefined;
+  }
+  if (!found) return (await isPlainTextFile(upload.path)) ? TXT : undefined;
+  if (found.ext === 'cfb') return legacyOfficeKind(await readFile(upload.path)); // at most 10 MB, rare
+  if (found.ext === 'mp3') {
+    const head = await readHead(upload.path, 4);
+    if (!isId3Tagged(head) && !isMp3FrameHeader(head)) return undefined;
+  }
+  return ACCEPTED.get(found.ext);
+}
+
+async function readHead(file: string, length: number): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(length), 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function isPlainTextFile(file: string): Promise<boolean> {
+  const check = plainTextChecker();
+  const handle = await open(file, 'r');
+  try {
+    for await (const chunk of handle.createReadStream({ highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) {
+      if (!check.push(chunk)) return false;
+      await nextTurn();
+    }
+  } finally {
+    await handle.close();
+  }
+  return check.end();
+}
+
 function isId3Tagged(bytes: Buffer): boolean {
   return bytes.subarray(0, 3).toString('latin1') === 'ID3';
 }
@@ -96,7 +144,6 @@ function hasCfbStream(bytes: Buffer, name: string): boolean {
 
 // --- Plain text ----------------------------------------------------------------------------------------------
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 const TAB = 0x09;
 const LF = 0x0a;
 const FF = 0x0c;
@@ -107,22 +154,49 @@ const CR = 0x0d;
  * other binary passes), and not markup (HTML, SVG and XML start with `<`; they are documents a browser runs).
  */
 export function isPlainText(bytes: Buffer): boolean {
-  if (bytes.length === 0) return false;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i] ?? 0;
-    if (byte < 0x20 && byte !== TAB && byte !== LF && byte !== FF && byte !== CR) return false;
-    if (byte === 0x7f) return false;
-    // U+0080–U+009F (C1 controls) are C2 80–C2 9F in UTF-8; in valid UTF-8 a C2 byte always starts a character.
-    const next = bytes[i + 1] ?? 0;
-    if (byte === 0xc2 && next >= 0x80 && next <= 0x9f) return false;
-  }
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return false;
-  }
-  return !text.trimStart().startsWith('<');
+  const check = plainTextChecker();
+  return check.push(bytes) && check.end();
+}
+
+/** The plain-text rules over a file given in chunks: `push` each (false = not text, stop), then `end`. */
+function plainTextChecker(): { push(chunk: Buffer): boolean; end(): boolean } {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let total = 0;
+  let previous = 0;
+  /** Undefined until the first character that is not white space has been seen. */
+  let startsWithMarkup: boolean | undefined;
+  const look = (text: string) => {
+    if (startsWithMarkup !== undefined) return;
+    const trimmed = text.trimStart();
+    if (trimmed) startsWithMarkup = trimmed.startsWith('<');
+  };
+  return {
+    push(chunk) {
+      total += chunk.length;
+      for (let i = 0; i < chunk.length; i++) {
+        const byte = chunk[i] ?? 0;
+        if (byte < 0x20 && byte !== TAB && byte !== LF && byte !== FF && byte !== CR) return false;
+        if (byte === 0x7f) return false;
+        // U+0080–U+009F (C1 controls) are C2 80–C2 9F in UTF-8; in valid UTF-8 a C2 byte always starts a character.
+        if (previous === 0xc2 && byte >= 0x80 && byte <= 0x9f) return false;
+        previous = byte;
+      }
+      try {
+        look(decoder.decode(chunk, { stream: true }));
+      } catch {
+        return false;
+      }
+      return true;
+    },
+    end() {
+      try {
+        look(decoder.decode());
+      } catch {
+        return false;
+      }
+      return total > 0 && startsWithMarkup !== true;
+    },
+  };
 }
 
 // --- Names ---------------------------------------------------------------------------------------------------

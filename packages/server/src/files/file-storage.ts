@@ -1,7 +1,7 @@
 // Where uploaded files live. The interface is the whole contract, small enough for an S3-compatible store later
 // (put = PutObject with the metadata as object metadata, open = GetObject streaming the body; same keys).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -24,6 +24,10 @@ export interface OpenedFile {
 
 export interface FileStorage {
   put(bytes: Buffer, meta: { contentType: string; name: string }): Promise<StoredFile>;
+  /** A fresh path where an incoming upload is written before `putFile` (the store's own file system). */
+  incomingPath(): Promise<string>;
+  /** Moves a complete file from `incomingPath()` into the store. */
+  putFile(source: string, meta: { contentType: string; name: string }): Promise<StoredFile>;
   /** Undefined for a key that is malformed or unknown; throws only when the store itself fails. */
   open(key: string): Promise<OpenedFile | undefined>;
 }
@@ -110,6 +114,28 @@ export function createLocalFileStorage(dir: string): FileStorage {
       return stored;
     },
 
+    async incomingPath() {
+      const dir = path.join(root, '.incoming');
+      await mkdir(dir, { recursive: true });
+      return path.join(dir, `${randomBytes(12).toString('hex')}.upload`);
+    },
+
+    async putFile(source, meta) {
+      const key = newFileKey();
+      await mkdir(path.dirname(dataPath(key)), { recursive: true });
+      const handle = await open(source, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      const { size } = await stat(source);
+      await rename(source, dataPath(key));
+      const stored: StoredFile = { key, size, contentType: meta.contentType, name: meta.name };
+      await writeAtomically(sidecarPath(key), JSON.stringify(stored));
+      return stored;
+    },
+
     async open(key) {
       if (!isFileKey(key)) return undefined; // before any path is built: no traversal, no odd names
       const sidecar = await readSidecar(key);
@@ -137,8 +163,8 @@ export function fileUrl(publicUrl: string, file: StoredFile): string {
   return `${publicUrl.replace(/\/+$/, '')}/files/${file.key}/${encodeURIComponent(file.name)}`;
 }
 
-/** A file received with a message, before its type is known. */
-export interface Upload {
-  name: string;
-  bytes: Buffer;
-}
+/**
+ * A file received with a message, before its type is known: in memory (small files fetched from a messenger), or
+ * streamed to `path` (uploads; see http/public/uploads.ts), never more than one file of either kind at 10 MB.
+ */
+export type Upload = { name: string; bytes: Buffer } | { name: string; path: string; size: number };

@@ -1,6 +1,7 @@
 // The one place where errors become HTTP responses (DESIGN.md, Decisions: error bodies).
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { isUnstorableText } from '../db/errors.ts';
 import { DomainError, type ErrorBodyKind } from '../errors.ts';
 import { consoleLanguage, translateError, type ConsoleLanguage } from './console/i18n.ts';
 import { describeValidationErrors } from './validation.ts';
@@ -39,6 +40,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
         languageOf(request),
       );
       return reply.code(400).send(errorBody(request, 400, message));
+    }
+    // A safety net behind validation (http/validation.ts): text the database refuses is the caller's input.
+    if (isUnstorableText(error)) {
+      request.log.warn({ err: { message: error.message } }, 'unstorable text reached the database');
+      return reply.code(400).send(errorBody(request, 400, 'Text contains characters that cannot be stored (NUL or unpaired surrogates)'));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

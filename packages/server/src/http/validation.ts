@@ -19,8 +19,62 @@ function withFormats(ajv: Ajv): Ajv {
 const bodyAjv = withFormats(new Ajv({ ...base, coerceTypes: false }));
 const textAjv = withFormats(new Ajv({ ...base, coerceTypes: true }));
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+/** Why a string cannot be stored as PostgreSQL text (or JSON), or undefined when it can. */
+export function unstorableText(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'must not contain NUL characters (\\u0000)';
+  if (!value.isWellFormed()) return 'must not contain unpaired UTF-16 surrogates (e.g. \\ud800 alone)';
+  return undefined;
+}
+
+/**
+ * The first string (property names included) that the database cannot store, as an Ajv-style error: every
+ * validated part of every request (query, params, headers, JSON or multipart body) is checked before its schema,
+ * so NUL bytes and lone surrogates are a 400 at the door, never a database error.
+ */
+export function findUnstorableText(data: unknown, instancePath = ''): ErrorObject | undefined {
+  const problem = (path: string, message: string): ErrorObject => ({
+    keyword: 'storableText',
+    instancePath: path,
+    schemaPath: '#/storableText',
+    params: {},
+    message,
+  });
+  if (typeof data === 'string') {
+    const message = unstorableText(data);
+    return message ? problem(instancePath, message) : undefined;
+  }
+  if (typeof data !== 'object' || data === null) return undefined;
+  for (const [key, value] of Array.isArray(data) ? data.entries() : Object.entries(data)) {
+    const path = `${instancePath}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (typeof key === 'string') {
+      const message = unstorableText(key);
+      if (message) return problem(instancePath, `property names ${message}`);
+    }
+    const found = findUnstorableText(value, path);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  const checked: CompiledValidator = (data) => {
+    const unstorable = findUnstorableText(data);
+    if (unstorable) {
+      checked.errors = [unstorable];
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors ?? null;
+    return valid;
+  };
+  return checked;
+};
 
 function fieldPath(error: ErrorObject, context: string): string {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');

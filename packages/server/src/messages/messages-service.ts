@@ -9,7 +9,7 @@ import type { ChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
-import { detectFile, safeFileName } from '../files/file-kinds.ts';
+import { detectUpload, safeFileName } from '../files/file-kinds.ts';
 import { fileUrl, type FileStorage, type Upload } from '../files/file-storage.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -22,7 +22,7 @@ export const DEFAULT_SENDER_NAME = 'Unknown visitor';
 
 /** Where attachments go and how they are linked (an unguessable URL under PUBLIC_URL). */
 export interface AttachmentStore {
-  storage: Pick<FileStorage, 'put'>;
+  storage: Pick<FileStorage, 'put' | 'putFile'>;
   publicUrl: string;
 }
 
@@ -54,7 +54,7 @@ export function createMessagesService({
 }: MessagesServiceDeps) {
   /** The type of each file from its bytes (spec, Accepted files); one unaccepted file rejects the message. */
   async function detectAll(uploads: readonly Upload[]) {
-    const detected = await Promise.all(uploads.map(async (upload) => ({ upload, file: await detectFile(upload.bytes, upload.name) })));
+    const detected = await Promise.all(uploads.map(async (upload) => ({ upload, file: await detectUpload(upload) })));
     return detected.map(({ upload, file }) => {
       if (!file) throw Errors.fileTypeNotAccepted(upload.name);
       return { upload, file };
@@ -66,7 +66,8 @@ export function createMessagesService({
     return Promise.all(
       detected.map(async ({ upload, file }) => {
         const name = safeFileName(upload.name, file.extension);
-        const stored = await files.storage.put(upload.bytes, { contentType: file.contentType, name });
+        const meta = { contentType: file.contentType, name };
+        const stored = 'bytes' in upload ? await files.storage.put(upload.bytes, meta) : await files.storage.putFile(upload.path, meta);
         // Audio is a voice message for the agent; images it considers; other files it does not process.
         return { contentType: file.contentType, url: fileUrl(files.publicUrl, stored), fileSize: stored.size, name, kind: file.kind };
       }),

@@ -28,6 +28,8 @@ export interface TestApp {
   url: string;
   app: FastifyInstance;
   database: DatabaseHandle;
+  /** The app's DATA_DIR (stored files under `files/`). */
+  dataDir: string;
   /** Every log line the app wrote. */
   logs: string[];
   request<T = unknown>(
@@ -125,6 +127,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     url,
     app,
     database,
+    dataDir,
     logs,
     request,
     admin,

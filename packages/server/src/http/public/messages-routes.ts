@@ -3,12 +3,17 @@ import type { FeedbackService } from '../../feedback/feedback-service.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
 import { principalOf } from './gateway.ts';
-import { readMultipart } from './uploads.ts';
+import type { preValidationAsyncHookHandler } from 'fastify';
 
-export function registerMessageRoutes(app: TypedApp, messages: MessagesService, feedback: FeedbackService): void {
+export function registerMessageRoutes(
+  app: TypedApp,
+  messages: MessagesService,
+  feedback: FeedbackService,
+  readUploads: preValidationAsyncHookHandler,
+): void {
   app.route({
     ...routeOptions(publicRoutes.sendMessageUniversal),
-    preValidation: readMultipart,
+    preValidation: readUploads,
     // 201 with an empty body whether or not the message was kept (spec, rules 3 and 4).
     handler: async (request, reply) => {
       await messages.sendUniversal(principalOf(request).accountId, request.body, request.uploads);

@@ -1,0 +1,152 @@
+// Input the database cannot store or the parser cannot read is a 400 with a clear message, never a 5xx: NUL
+// bytes and lone surrogates on every surface, malformed multipart bodies; an oversized upload is refused as soon
+// as it passes 10 MB, not after it was read whole.
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.ts';
+import { png } from './fixtures/files/samples.ts';
+import { eventually } from './support/events.ts';
+import { startTestApp, type TestApp } from './support/harness.ts';
+
+let t: TestApp;
+let key: string;
+let token: string;
+let channelId: string;
+before(async () => {
+  t = await startTestApp();
+  const user = await t.createConsoleUser();
+  key = user.key;
+  token = user.token;
+  channelId = (await t.console<{ id: string }>(token, 'POST', '/channel/custom/connect/', { body: { name: 'Hostile' } })).body.id;
+});
+after(() => t.close());
+
+const SEND = '/api/v1/chats/chat/send-message-universal';
+
+async function raw(method: string, path: string, headers: Record<string, string>, body?: string | Buffer) {
+  const res = await fetch(`${t.url}${path}`, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, text, body: text ? (JSON.parse(text) as { message: string | string[] }) : undefined };
+}
+
+const messageOf = (body: { message: string | string[] } | undefined) =>
+  Array.isArray(body?.message) ? body.message.join('; ') : (body?.message ?? '');
+
+test('NUL bytes are a 400 naming the field on the query, JSON bodies, console and login', async () => {
+  const query = await raw('GET', '/api/v1/chats/chat?channelId=a%00b', { authorization: key });
+  assert.equal(query.status, 400, query.text);
+  assert.match(messageOf(query.body), /channelId must not contain NUL/);
+
+  const rename = await t.console(token, 'PUT', `/channel/custom/${channelId}/`, { body: { name: 'a\u0000b' } });
+  assert.equal(rename.status, 400, rename.text);
+  assert.match(rename.text, /name must not contain NUL/);
+
+  const login = await t.request('POST', '/console/v1/auth/login', { body: { email: 'a\u0000b', password: 'x' } });
+  assert.equal(login.status, 400, login.text);
+
+  const send = await t.request('POST', SEND, {
+    headers: { authorization: key },
+    body: { channel: 'custom', channelId, externalChatId: 'n\u0000ul', role: 'user', text: 'hi' },
+  });
+  assert.equal(send.status, 400, send.text);
+  const stored = await queryRows(t.database.db, sql`select 1 from chats where channel_id = ${channelId}`);
+  assert.equal(stored.length, 0);
+});
+
+test('a lone surrogate is a 400; a well-formed pair is stored', async () => {
+  const lone = await t.request('POST', '/console/v1/channel/custom/connect/', {
+    headers: { authorization: `Bearer ${token}` },
+    body: '{"name":"S","settings":{"greeting":"\\ud800"}}',
+  });
+  assert.equal(lone.status, 400, lone.text);
+  assert.match(lone.text, /surrogate/);
+  const pair = await t.request<{ settings: { greeting: string } }>('POST', '/console/v1/channel/custom/connect/', {
+    headers: { authorization: `Bearer ${token}` },
+    body: '{"name":"S","settings":{"greeting":"\\ud83d\\ude00"}}',
+  });
+  assert.equal(pair.status, 201, pair.text);
+  assert.equal(pair.body.settings.greeting, '😀');
+});
+
+const multipartFields = (boundary: string, eol = '\r\n') =>
+  [
+    ['channel', 'custom'],
+    ['channelId', channelId],
+    ['externalChatId', 'mp'],
+    ['role', 'user'],
+    ['text', 'hello'],
+  ]
+    .map(([name, value]) => `--${boundary}${eol}Content-Disposition: form-data; name="${name}"${eol}${eol}${value}${eol}`)
+    .join('');
+
+test('malformed multipart bodies are 400 with a clear message', async () => {
+  const b = 'XyZb0undary';
+  const fileHead = (name = 'a.png') =>
+    `--${b}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: image/png\r\n\r\n`;
+  const cases: Array<[string, string, string | Buffer]> = [
+    ['missing boundary parameter', 'multipart/form-data', `${multipartFields(b)}--${b}--\r\n`],
+    ['boundary mismatch', 'multipart/form-data; boundary=Other', `${multipartFields(b)}--${b}--\r\n`],
+    ['no closing boundary', `multipart/form-data; boundary=${b}`, multipartFields(b)],
+    ['truncated file', `multipart/form-data; boundary=${b}`, Buffer.concat([Buffer.from(multipartFields(b) + fileHead()), png().subarray(0, 40)])],
+    ['LF-only line endings', `multipart/form-data; boundary=${b}`, `${multipartFields(b, '\n')}--${b}--\n`],
+    ['JSON labelled multipart', `multipart/form-data; boundary=${b}`, JSON.stringify({ channel: 'custom', channelId })],
+    ['NUL in a field', `multipart/form-data; boundary=${b}`, `${multipartFields(b).replace('hello', 'he\u0000llo')}--${b}--\r\n`],
+    [
+      'NUL in a file name',
+      `multipart/form-data; boundary=${b}`,
+      Buffer.concat([Buffer.from(multipartFields(b) + fileHead('a\u0000.png')), png(), Buffer.from(`\r\n--${b}--\r\n`)]),
+    ],
+  ];
+  for (const [label, contentType, body] of cases) {
+    const res = await raw('POST', SEND, { authorization: key, 'content-type': contentType }, body);
+    assert.equal(res.status, 400, `${label}: ${res.status} ${res.text}`);
+    assert.ok(messageOf(res.body).length > 0, label);
+  }
+  const chats = await queryRows(t.database.db, sql`select 1 from chats where channel_id = ${channelId} and external_chat_id = 'mp'`);
+  assert.equal(chats.length, 0);
+  // The same fields, well formed, are stored: the cases above failed for their defect alone.
+  const ok = await raw('POST', SEND, { authorization: key, 'content-type': `multipart/form-data; boundary=${b}` }, `${multipartFields(b)}--${b}--\r\n`);
+  assert.equal(ok.status, 201, ok.text);
+});
+
+test('a 100 MB file is refused with 413 as soon as it passes 10 MB, and nothing is left on disk', async () => {
+  const b = 'BigB0undary';
+  const head = Buffer.from(
+    `${multipartFields(b)}--${b}\r\nContent-Disposition: form-data; name="files"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`,
+  );
+  const chunk = Buffer.alloc(1024 * 1024, 0x41);
+  const total = 100;
+  const { status, body, sentMb } = await new Promise<{ status: number; body: string; sentMb: number }>((resolve, reject) => {
+    const url = new URL(`${t.url}${SEND}`);
+    const request = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: key, 'content-type': `multipart/form-data; boundary=${b}` } },
+      (response) => {
+        let text = '';
+        response.on('data', (data: Buffer) => (text += data.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text, sentMb: sent }));
+      },
+    );
+    let sent = 0;
+    let answered = false;
+    request.on('response', () => (answered = true));
+    request.on('error', (error) => (answered ? undefined : reject(error)));
+    request.write(head);
+    const writeMore = () => {
+      while (!answered && sent < total) {
+        sent += 1;
+        if (!request.write(chunk)) return void request.once('drain', writeMore);
+      }
+      if (!answered) request.end(`\r\n--${b}--\r\n`);
+    };
+    writeMore();
+  });
+  assert.equal(status, 413, body);
+  assert.match(body, /File too large/);
+  assert.ok(sentMb < total, `the server read all ${sentMb} MB before answering`);
+  // The part received before the refusal is removed once the answer is sent.
+  await eventually(async () => (await readdir(path.join(t.dataDir, 'files/.incoming'))).length === 0, 5000);
+});
