@@ -91,17 +91,19 @@ export const Errors = {
       'invalidInterval',
       { index },
     ),
-  webhookUrlInvalid: plain(400, 'webhookUrlInvalid', 'webhookUrl must be an http or https URL'),
-  webhookUrlPrivate: (address: string) =>
+  /** `field`: the setting holding the URL (`webhookUrl`, `agentEngine.baseUrl`). */
+  webhookUrlInvalid: (field = 'webhookUrl') =>
+    new DomainError(400, `${field} must be an http or https URL`, 'default', 'webhookUrlInvalid', { field }),
+  webhookUrlPrivate: (address: string, field = 'webhookUrl') =>
     new DomainError(
       400,
-      `webhookUrl points to a private, loopback or link-local address (${address}); use a public URL`,
+      `${field} points to a private, loopback or link-local address (${address}); use a public URL`,
       'default',
       'webhookUrlPrivate',
-      { address },
+      { address, field },
     ),
-  webhookUrlUnresolvable: (host: string) =>
-    new DomainError(400, `webhookUrl host "${host}" cannot be resolved`, 'default', 'webhookUrlUnresolvable', { host }),
+  webhookUrlUnresolvable: (host: string, field = 'webhookUrl') =>
+    new DomainError(400, `${field} host "${host}" cannot be resolved`, 'default', 'webhookUrlUnresolvable', { host, field }),
   webhookNotSet: plain(400, 'webhookNotSet', 'The channel has no webhook URL'),
   deliveryNotFound: plain(404, 'deliveryNotFound', 'Delivery not found'),
   deliveryPending: plain(400, 'deliveryPending', 'The delivery is still pending'),

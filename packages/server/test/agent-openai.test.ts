@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DialogStatusChangedEvent, NewMessagesEvent, TaskTriggerEvent, WebhookEvent } from '@parley/contracts';
+import { sql } from 'drizzle-orm';
 import { mp3WithId3, png } from './fixtures/files/samples.ts';
 import { eventsOf, eventually } from './support/events.ts';
 import { formOf, reply, startFakeLlm, type FakeLlm, type LlmRequest } from './support/fake-llm.ts';
@@ -509,16 +510,28 @@ describe('private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)', { concurrency:
     await fake.close();
   });
 
+  /** A channel whose engine points at `baseUrl`, written as it could have been stored before saves were checked. */
   async function channelAt(baseUrl: string) {
     const user = await t.createConsoleUser();
-    const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
-      body: { name: 'Local model', agentEngine: { kind: 'openai-compatible', baseUrl, model: 'test-model', timeoutSeconds: 1 } },
-    });
+    const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'Local model' } });
     assert.equal(channel.status, 201, channel.text);
+    const engine = { kind: 'openai-compatible', baseUrl, model: 'test-model', timeoutSeconds: 1, transcriptionModel: null };
+    await t.database.db.execute(sql`update channels set agent_engine = ${JSON.stringify(engine)}::jsonb where id = ${channel.body.id}`);
     return { user, channelId: channel.body.id };
   }
 
-  test('a model server on 127.0.0.1 is refused: 502 naming the private network, no request made', async () => {
+  test('a model server on 127.0.0.1 or a name resolving to loopback is refused when saved', async () => {
+    const user = await t.createConsoleUser();
+    for (const baseUrl of [`${fake.url}/v1`, `http://localhost:${fake.port}/v1`]) {
+      const res = await t.console<{ message: string }>(user.token, 'POST', '/channel/custom/connect/', {
+        body: { name: 'Local model', agentEngine: { kind: 'openai-compatible', baseUrl, model: 'test-model' } },
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.body.message, /^agentEngine\.baseUrl points to a private, loopback or link-local address \((127\.0\.0\.1|::1)\)/);
+    }
+  });
+
+  test('a stored model server on 127.0.0.1 is refused at use: 502 naming the private network, no request made', async () => {
     const { user, channelId } = await channelAt(`${fake.url}/v1`);
     const res = await t.console<{ message: string; statusCode: number }>(user.token, 'POST', `/chat/test/${channelId}/`, { body: { text: 'Hi' } });
     assert.equal(res.status, 502, res.text);
@@ -527,7 +540,7 @@ describe('private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)', { concurrency:
     assert.equal(fake.requests.length, 0);
   });
 
-  test('a host name resolving to loopback is refused too', async () => {
+  test('a stored host name resolving to loopback is refused at use too', async () => {
     const { user, channelId } = await channelAt(`http://localhost:${fake.port}/v1`);
     const res = await t.console<{ message: string; statusCode: number }>(user.token, 'POST', `/chat/test/${channelId}/`, { body: { text: 'Hi' } });
     assert.equal(res.status, 502, res.text);

@@ -99,7 +99,7 @@ describe('connect', () => {
       webhookSecret: 'whsec_c2VjcmV0LXNpZ25pbmcta2V5LTEyMzQ=',
       disableAgentResponses: true,
       settings: { role: 'Support agent', task: 'Book a demo', aiLang: 'ru' },
-      agentEngine: { kind: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'llama3', apiKey: 'sk-very-secret' },
+      agentEngine: { kind: 'openai-compatible', baseUrl: 'https://llm.example.com/v1', model: 'llama3', apiKey: 'sk-very-secret' },
       workingHours: { timeZone: 'Europe/Berlin', intervals: [{ day: 'mon', from: '09:00', to: '18:00' }] },
       autoReply: 'We are closed now',
     });
@@ -108,7 +108,7 @@ describe('connect', () => {
     assert.equal(res.body.webhookSecretSet, true);
     assert.equal(res.body.disableAgentResponses, true);
     assert.deepEqual(res.body.settings, { behavior: '', role: 'Support agent', task: 'Book a demo', greeting: '', isActive: true, aiLang: 'ru' });
-    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'llama3', timeoutSeconds: 30, transcriptionModel: null, apiKeySet: true });
+    assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'https://llm.example.com/v1', model: 'llama3', timeoutSeconds: 30, transcriptionModel: null, apiKeySet: true });
     assert.deepEqual(res.body.workingHours, { timeZone: 'Europe/Berlin', intervals: [{ day: 'mon', from: '09:00', to: '18:00' }] });
     assert.equal(res.body.autoReply, 'We are closed now');
     assert.ok(!res.text.includes('sk-very-secret') && !res.text.includes('whsec_'));

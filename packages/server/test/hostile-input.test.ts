@@ -150,3 +150,34 @@ test('a 100 MB file is refused with 413 as soon as it passes 10 MB, and nothing 
   // The part received before the refusal is removed once the answer is sent.
   await eventually(async () => (await readdir(path.join(t.dataDir, 'files/.incoming'))).length === 0, 5000);
 });
+
+test('model server settings are checked when saved; a bad stored value is a 502, not a 500', async () => {
+  const engine = (extra: Record<string, unknown>) => ({
+    body: { agentEngine: { kind: 'openai-compatible', baseUrl: 'https://203.0.113.10/v1', model: 'm', ...extra } },
+  });
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['unparseable URL', { baseUrl: 'http://%00/x' }, /agentEngine\.baseUrl must be an http or https URL/],
+    ['credentials in the URL', { baseUrl: 'https://user:pw@203.0.113.10/v1' }, /agentEngine\.baseUrl must be an http or https URL/],
+    ['loopback', { baseUrl: 'http://127.0.0.1:11434/v1' }, /agentEngine\.baseUrl points to a private/],
+    ['IPv4-compatible IPv6 loopback', { baseUrl: 'http://[::127.0.0.1]/v1' }, /agentEngine\.baseUrl points to a private/],
+    ['newline in the key', { apiKey: 'sk-abc\ndef' }, /apiKey/],
+    ['control character in the key', { apiKey: 'sk-\u0007x' }, /apiKey/],
+    ['non-ASCII key', { apiKey: 'sk-ключ' }, /apiKey/],
+  ];
+  for (const [label, extra, message] of cases) {
+    const res = await t.console(token, 'PUT', `/channel/custom/${channelId}/`, engine(extra));
+    assert.equal(res.status, 400, `${label}: ${res.text}`);
+    assert.match(res.text, message, label);
+  }
+  const webhook = await t.console(token, 'PUT', `/channel/custom/${channelId}/`, { body: { webhookUrl: 'http://[::127.0.0.1]:8080/hook' } });
+  assert.equal(webhook.status, 400, webhook.text);
+  assert.match(webhook.text, /webhookUrl points to a private/);
+
+  // A value stored before these checks existed.
+  await t.database.db.execute(
+    sql`update channels set agent_engine = ${JSON.stringify({ kind: 'openai-compatible', baseUrl: 'http://%00/x', model: 'm', timeoutSeconds: 5, transcriptionModel: null })}::jsonb where id = ${channelId}`,
+  );
+  const tried = await t.console(token, 'POST', `/chat/test/${channelId}/`, { body: { text: 'hello' } });
+  assert.equal(tried.status, 502, tried.text);
+  assert.match(tried.text, /not a valid URL/);
+});

@@ -26,7 +26,10 @@ const EngineOpenAiInput = object({
   kind: Type.Literal('openai-compatible'),
   baseUrl: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'e.g. https://api.openai.com/v1' }),
   model: Type.String({ minLength: 1, maxLength: 200 }),
-  apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'write-only' })),
+  apiKey: Type.Optional(
+    // Sent as `Authorization: Bearer <apiKey>`: printable ASCII without spaces, or every call would fail.
+    Type.String({ minLength: 1, maxLength: 500, pattern: '^[\\x21-\\x7E]+$', description: 'write-only; printable ASCII, no spaces' }),
+  ),
   timeoutSeconds: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 300, default: 30, description: 'time limit of one request to the model server' }),
   ),

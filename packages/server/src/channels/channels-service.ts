@@ -101,6 +101,11 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient }:
   /** Checks everything that needs more than the schema (DNS, the database) before anything is written. */
   async function checkReferences(accountId: string, body: UpdateChannelBody): Promise<void> {
     if (body.webhookUrl) await urlGuard.check(body.webhookUrl);
+    // The model server is checked when saved, not only when the agent calls it; a name that does not resolve yet
+    // (a model server started later, a name only the servers' network knows) is accepted and checked at each call.
+    if (body.agentEngine?.kind === 'openai-compatible') {
+      await urlGuard.check(body.agentEngine.baseUrl, 'agentEngine.baseUrl', { allowUnresolvable: true });
+    }
     if (body.workingHours) validateWorkingHours(body.workingHours);
     if (body.knowledgeBaseId && !(await store.knowledgeBaseExists(accountId, body.knowledgeBaseId))) {
       throw Errors.knowledgeBaseRefNotFound();

@@ -10,22 +10,25 @@ import { Errors } from '../errors.ts';
 export function isForbiddenAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const ipv6 = parsed as ipaddr.IPv6;
+    if (ipv6.isIPv4MappedAddress()) parsed = ipv6.toIPv4Address();
+    // IPv4-compatible (::/96, deprecated; `[::127.0.0.1]`): ipaddr.js calls it unicast, some stacks route it to IPv4.
+    else if (ipv6.parts.slice(0, 6).every((part) => part === 0)) return true;
   }
   return parsed.range() !== 'unicast';
 }
 
-/** Parses a webhook URL: http or https, no user:password part. */
-export function parseWebhookUrl(raw: string): URL {
+/** Parses an outgoing URL (webhook, model server): http or https, no user:password part. */
+export function parseWebhookUrl(raw: string, field = 'webhookUrl'): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw Errors.webhookUrlInvalid();
+    throw Errors.webhookUrlInvalid(field);
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || !url.hostname) {
-    throw Errors.webhookUrlInvalid();
+    throw Errors.webhookUrlInvalid(field);
   }
   return url;
 }
@@ -35,8 +38,8 @@ function bareHost(url: URL): string {
 }
 
 export interface UrlGuard {
-  /** Validates a URL a customer saves: scheme, and every address its host resolves to. */
-  check(raw: string): Promise<URL>;
+  /** Validates a URL a customer saves (in the setting `field`): scheme, and every address its host resolves to. */
+  check(raw: string, field?: string, options?: { allowUnresolvable?: boolean }): Promise<URL>;
   /** `lookup` for outgoing connections: resolves, refuses forbidden addresses, connects to what it checked. */
   lookup: LookupFunction;
   allowPrivateNetworks: boolean;
@@ -63,22 +66,23 @@ export function createUrlGuard({ allowPrivateNetworks }: { allowPrivateNetworks:
   return {
     allowPrivateNetworks,
     lookup,
-    async check(raw) {
-      const url = parseWebhookUrl(raw);
+    async check(raw, field = 'webhookUrl', { allowUnresolvable = false } = {}) {
+      const url = parseWebhookUrl(raw, field);
       if (allowPrivateNetworks) return url;
       const host = bareHost(url);
       if (ipaddr.isValid(host)) {
-        if (isForbiddenAddress(host)) throw Errors.webhookUrlPrivate(host);
+        if (isForbiddenAddress(host)) throw Errors.webhookUrlPrivate(host, field);
         return url;
       }
       let addresses: dns.LookupAddress[];
       try {
         addresses = await dns.promises.lookup(host, { all: true });
       } catch {
-        throw Errors.webhookUrlUnresolvable(host);
+        if (allowUnresolvable) return url; // every connection is checked again (lookup)
+        throw Errors.webhookUrlUnresolvable(host, field);
       }
       const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
-      if (forbidden) throw Errors.webhookUrlPrivate(forbidden.address);
+      if (forbidden) throw Errors.webhookUrlPrivate(forbidden.address, field);
       return url;
     },
   };

@@ -112,7 +112,13 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
   const dispatcher = new Agent({ connect: { lookup: guard.lookup }, keepAliveTimeout: 30_000 });
 
   function endpoint(baseUrl: string, path: string): URL {
-    const url = new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
+    let url: URL;
+    try {
+      url = new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
+    } catch {
+      // Saved values are checked (channels-service); one stored before that check must not crash a request.
+      throw new AgentEngineError('the model server URL (agentEngine.baseUrl) is not a valid URL');
+    }
     if (!guard.allowPrivateNetworks && isForbiddenLiteral(url)) {
       throw new AgentEngineError(`refused to connect to ${url.hostname} (private network)`);
     }
