@@ -27,7 +27,7 @@ import { createJobQueue } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
 import type { Config } from './config.ts';
-import type { Database, Listen } from './db/client.ts';
+import type { Database, Executor, Listen } from './db/client.ts';
 import { createLiveFeed } from './events/live-feed.ts';
 import { DELIVERIES_CHANNEL } from './events/outbox.ts';
 import { adminApi } from './http/admin/admin-routes.ts';
@@ -46,6 +46,7 @@ import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
 import { createRetriever } from './knowledge/retrieval.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { createSecretBox } from './lib/secret-box.ts';
 import { newId } from './lib/ids.ts';
 import { createTagsService } from './tags/tags-service.ts';
 import { createTagsStore } from './tags/tags-store.ts';
@@ -60,6 +61,8 @@ export interface AppDeps {
     deliveryRetentionDays?: number;
     adminToken: string;
     jwtSecret: string;
+    /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
+    secretsKey: string;
   };
   db: Database;
   logger: FastifyBaseLogger;
@@ -106,6 +109,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
+  const secretBox = createSecretBox(config.secretsKey);
+  const channelsStoreOf = (executor: Executor) => createChannelsStore(executor, secretBox);
+
   const urlGuard = createUrlGuard({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const webhookClient = createWebhookClient(urlGuard);
   app.addHook('onClose', () => webhookClient.close());
@@ -113,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const deliveryWorker = createDeliveryWorker({
     store: deliveryStore,
     client: webhookClient,
+    secrets: secretBox,
     logger,
     ownsDatabase: deps.ownsDatabase ?? false,
     ...(deps.deliveryPollMs !== undefined ? { pollMs: deps.deliveryPollMs } : {}),
@@ -123,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // a second, in-process wake-up per committed event would claim twice.
   const eventsCommitted = deps.listen ? () => {} : wakeDeliveries;
   // A redelivery from the console sends no NOTIFY.
-  const deliveriesService = createDeliveriesService({ store: deliveryStore, channels: createChannelsStore(db), wake: wakeDeliveries });
+  const deliveriesService = createDeliveriesService({ store: deliveryStore, channels: channelsStoreOf(db), wake: wakeDeliveries });
 
   const accountsStore = createAccountsStore(db);
   const authenticator = createApiKeyAuthenticator({ store: accountsStore, cacheTtlMs: deps.apiKeyCacheTtlMs ?? 2_000 });
@@ -141,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const chats = createChatsService({
     db,
     chatsStore: createChatsStore,
-    channelsStore: createChannelsStore,
+    channelsStore: channelsStoreOf,
     queue: jobs,
     clock,
     eventsCommitted,
@@ -161,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     agentStore: createAgentStore,
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
-    channelsStore: createChannelsStore,
+    channelsStore: channelsStoreOf,
     eventsCommitted,
   });
   const messages = createMessagesService({
@@ -169,7 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     files: { storage: fileStorage, publicUrl: config.publicUrl },
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
-    channelsStore: createChannelsStore,
+    channelsStore: channelsStoreOf,
     clock,
     agent,
     eventsCommitted,
@@ -181,14 +188,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
-    channelsStore: createChannelsStore,
+    channelsStore: channelsStoreOf,
     knowledge: (executor) => createKnowledgeService({ store: createKnowledgeStore(executor), clock }),
   });
-  const channels = createChannelsService({ store: createChannelsStore(db), clock, urlGuard, webhookClient });
+  const channels = createChannelsService({ store: channelsStoreOf(db), clock, urlGuard, webhookClient });
 
   // Live views (Inbox, widget) follow committed events in every process, workers or not.
   const liveFeed = createLiveFeed({ db, listen: deps.listen, logger });
   app.addHook('onReady', () => liveFeed.start());
+  // Secrets stored in clear by an earlier version are sealed once (idempotent; any process may do it).
+  app.addHook('onReady', async () => {
+    const sealed = await channelsStoreOf(db).sealStoredSecrets();
+    if (sealed > 0) logger.info({ channels: sealed }, 'channel secrets stored in clear are now encrypted');
+  });
   app.addHook('preClose', () => liveFeed.stop());
 
   app.get('/healthz', async () => {

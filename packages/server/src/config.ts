@@ -16,6 +16,8 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /** Console token signing key; when unset, generated and kept in DATA_DIR. */
   jwtSecret: string | undefined;
+  /** Key of channel secrets at rest; when unset, generated and kept in DATA_DIR. */
+  secretsKey: string | undefined;
   rateLimitMax: number;
   /** Delivered webhook deliveries are pruned after this many days (failed ones are kept for redelivery). */
   deliveryRetentionDays: number;
@@ -100,6 +102,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     publicUrl: (publicUrl ?? `http://${urlHost}:${port}`).replace(/\/+$/, ''),
     webhookAllowPrivateNetworks: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     jwtSecret: secret(env, 'JWT_SECRET', 32),
+    secretsKey: secret(env, 'SECRETS_KEY', 32),
     rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 300, 1, 1_000_000_000),
     deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 7, 1, 3650),
     logLevel: logLevel as LogLevel,

@@ -12,6 +12,7 @@ export const REDACTED_PATHS = [
   '*.token',
   '*.adminToken',
   '*.jwtSecret',
+  '*.secretsKey',
   '*.databaseUrl',
   '*.redisUrl',
 ];

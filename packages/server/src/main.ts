@@ -45,12 +45,13 @@ async function main(): Promise<void> {
   }
 
   const jwtSecret = config.jwtSecret ?? (await loadOrCreateSecret(config.dataDir, 'jwt-secret')).value;
+  const secretsKey = config.secretsKey ?? (await loadOrCreateSecret(config.dataDir, 'secrets-key')).value;
 
   const database = await openDatabase(
     config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir) },
   );
   const app = await buildApp({
-    config: { ...config, adminToken, jwtSecret },
+    config: { ...config, adminToken, jwtSecret, secretsKey },
     db: database.db,
     logger,
     ownsDatabase: database.kind === 'pglite',

@@ -1,18 +1,34 @@
 // SQL of channels. Every query is scoped by account: another account's channel does not exist here.
-import { and, asc, eq } from 'drizzle-orm';
+// Secrets (webhook signing secret, model API key, every messenger credential) are sealed here on the way in and
+// opened on the way out (lib/secret-box.ts): the rest of the code sees plain values, the database never does.
+import { and, asc, eq, isNotNull, notLike, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { channels, knowledgeBases } from '../db/schema.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 
 export type ChannelRow = typeof channels.$inferSelect;
 export type NewChannelRow = typeof channels.$inferInsert;
 export type ChannelChanges = Partial<Omit<NewChannelRow, 'id' | 'accountId' | 'kind' | 'createdAt'>>;
 
-export function createChannelsStore(db: Executor) {
+type SecretFields = Pick<ChannelRow, 'webhookSecret' | 'agentApiKey' | 'credentials'>;
+
+function mapSecrets<T extends Partial<SecretFields>>(row: T, map: (value: string) => string): T {
+  const out = { ...row };
+  if (typeof out.webhookSecret === 'string') out.webhookSecret = map(out.webhookSecret);
+  if (typeof out.agentApiKey === 'string') out.agentApiKey = map(out.agentApiKey);
+  if (out.credentials) out.credentials = Object.fromEntries(Object.entries(out.credentials).map(([k, v]) => [k, map(v)]));
+  return out;
+}
+
+export function createChannelsStore(db: Executor, box: SecretBox) {
+  const seal = <T extends Partial<SecretFields>>(row: T): T => mapSecrets(row, (value) => box.seal(value));
+  const open = (row: ChannelRow): ChannelRow => mapSecrets(row, (value) => box.open(value));
+
   return {
     async insert(row: NewChannelRow): Promise<ChannelRow> {
-      const [created] = await db.insert(channels).values(row).returning();
+      const [created] = await db.insert(channels).values(seal(row)).returning();
       if (!created) throw new Error('channel insert returned nothing');
-      return created;
+      return open(created);
     },
 
     async find(accountId: string, id: string): Promise<ChannelRow | undefined> {
@@ -20,20 +36,43 @@ export function createChannelsStore(db: Executor) {
         .select()
         .from(channels)
         .where(and(eq(channels.accountId, accountId), eq(channels.id, id)));
-      return row;
+      return row && open(row);
     },
 
     async list(accountId: string): Promise<ChannelRow[]> {
-      return db.select().from(channels).where(eq(channels.accountId, accountId)).orderBy(asc(channels.createdAt), asc(channels.id));
+      const rows = await db.select().from(channels).where(eq(channels.accountId, accountId)).orderBy(asc(channels.createdAt), asc(channels.id));
+      return rows.map(open);
     },
 
     async update(accountId: string, id: string, changes: ChannelChanges): Promise<ChannelRow | undefined> {
       const [row] = await db
         .update(channels)
-        .set(changes)
+        .set(seal(changes))
         .where(and(eq(channels.accountId, accountId), eq(channels.id, id)))
         .returning();
-      return row;
+      return row && open(row);
+    },
+
+    /** Seals secrets stored in clear before encryption existed; run at start. Returns the channels changed. */
+    async sealStoredSecrets(): Promise<number> {
+      const clear = await db
+        .select({ id: channels.id, webhookSecret: channels.webhookSecret, agentApiKey: channels.agentApiKey, credentials: channels.credentials })
+        .from(channels)
+        .where(
+          or(
+            and(isNotNull(channels.webhookSecret), notLike(channels.webhookSecret, 'enc:v1:%')),
+            and(isNotNull(channels.agentApiKey), notLike(channels.agentApiKey, 'enc:v1:%')),
+            sql`EXISTS (SELECT 1 FROM jsonb_each_text(${channels.credentials}) AS c WHERE c.value NOT LIKE 'enc:v1:%')`,
+          ),
+        );
+      for (const row of clear) {
+        const sealed = mapSecrets(row, (value) => (box.isSealed(value) ? value : box.seal(value)));
+        await db
+          .update(channels)
+          .set({ webhookSecret: sealed.webhookSecret, agentApiKey: sealed.agentApiKey, credentials: sealed.credentials })
+          .where(eq(channels.id, row.id));
+      }
+      return clear.length;
     },
 
     async delete(accountId: string, id: string): Promise<boolean> {

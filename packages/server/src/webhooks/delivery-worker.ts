@@ -3,6 +3,7 @@
 // (an attempt in flight may be sent again; receivers dedup by messages[].id / eventId). A slow receiver holds
 // at most `perChannel` requests of its own channel; the others go on.
 import type { FastifyBaseLogger } from 'fastify';
+import type { SecretBox } from '../lib/secret-box.ts';
 import type { WebhookClient } from './http-client.ts';
 import { signatureHeaders } from './signing.ts';
 import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
@@ -10,6 +11,8 @@ import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, t
 export interface DeliveryWorkerOptions {
   store: DeliveryStore;
   client: Pick<WebhookClient, 'post'>;
+  /** Opens the channel's signing secret, sealed at rest. */
+  secrets: Pick<SecretBox, 'open'>;
   logger: FastifyBaseLogger;
   concurrency?: number;
   perChannel?: number;
@@ -29,7 +32,7 @@ export const DELIVERY_CONCURRENCY = 128;
 export const DELIVERY_PER_CHANNEL = 16;
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
-  const { store, client, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL, pollMs = 500, lockMs = 15_000 } = options;
+  const { store, client, secrets, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL, pollMs = 500, lockMs = 15_000 } = options;
   const retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60_000;
   const inFlightByChannel = new Map<string, number>();
   let inFlight = 0;
@@ -55,7 +58,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     } else {
       const body = JSON.stringify(delivery.payload);
       const headers = delivery.webhookSecret
-        ? signatureHeaders(delivery.webhookSecret, delivery.id, Math.floor(startedAt.getTime() / 1000), body)
+        ? signatureHeaders(secrets.open(delivery.webhookSecret), delivery.id, Math.floor(startedAt.getTime() / 1000), body)
         : {};
       result = await client.post(delivery.webhookUrl, body, headers);
     }

@@ -13,6 +13,7 @@ import { openTestDatabase } from './database.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
 export const JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
+export const SECRETS_KEY = 'test-secrets-key-0123456789abcdef0123456789';
 export const PASSWORD = 'correct horse battery';
 /** PUBLIC_URL of test apps (their port is only known after listen): tests follow links by their path. */
 export const PUBLIC_URL = 'https://parley.test';
@@ -85,6 +86,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       redisUrl: options.redisUrl,
       adminToken: ADMIN_TOKEN,
       jwtSecret: JWT_SECRET,
+      secretsKey: SECRETS_KEY,
       webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false,
       publicUrl: PUBLIC_URL,
       dataDir,

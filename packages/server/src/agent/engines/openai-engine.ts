@@ -10,6 +10,7 @@ import type { StoredAttachment } from '../../db/schema.ts';
 import type { FileStorage } from '../../files/file-storage.ts';
 import type { Retriever } from '../../knowledge/retrieval.ts';
 import type { UrlGuard } from '../../webhooks/url-guard.ts';
+import { redactSecrets } from '../../lib/redact.ts';
 import { isForbiddenLiteral } from '../../webhooks/url-guard.ts';
 import { voiceMessageNote } from '../agent-texts.ts';
 import { AgentEngineError, type AgentAnswer, type AgentEngine, type AgentMessage, type AgentTurn } from '../engine.ts';
@@ -199,86 +200,96 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
     close: () => dispatcher.close(),
 
     async answer(turn: AgentTurn): Promise<AgentAnswer> {
-      const { channel } = turn;
-      if (channel.engine.kind !== 'openai-compatible') throw new AgentEngineError('not an openai-compatible channel');
-      const engine = channel.engine;
-      const timeoutMs = (engine.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-      const auth: Record<string, string> = channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {};
-
-      async function transcribe(attachment: StoredAttachment): Promise<string | undefined> {
-        if (!engine.transcriptionModel) return undefined;
-        const bytes = await readFile(attachment);
-        if (!bytes) return undefined;
-        const form = new FormData();
-        form.set('model', engine.transcriptionModel);
-        form.set('file', new Blob([bytes], { type: attachment.contentType }), attachment.name);
-        const answer = (await send(endpoint(engine.baseUrl, '/audio/transcriptions'), form, auth, timeoutMs)) as { text?: unknown } | null;
-        return typeof answer?.text === 'string' ? answer.text : undefined;
+      try {
+        return await answerTurn(turn);
+      } catch (error) {
+        // What the model server said goes to the failure list, the logs and the console: never its echo of the key.
+        if (error instanceof AgentEngineError) throw new AgentEngineError(redactSecrets(error.message, [turn.channel.apiKey]));
+        throw error;
       }
-
-      /** A chat message as the model sees it; only the messages being answered carry images and transcriptions. */
-      async function toModel(message: AgentMessage, current: boolean): Promise<ChatMessage> {
-        if (message.role === 'assistant') return { role: 'assistant', content: message.text };
-        const parts: ContentPart[] = [];
-        const notes: string[] = [];
-        for (const attachment of message.attachments) {
-          if (attachment.kind === 'audio') {
-            const transcript = current ? await transcribe(attachment) : undefined;
-            notes.push(transcript ? `[Voice message: ${transcript}]` : voiceMessageNote(channel.settings.aiLang));
-          } else if (attachment.kind === 'image' && current) {
-            const bytes = await readFile(attachment);
-            if (bytes) parts.push({ type: 'image_url', image_url: { url: `data:${attachment.contentType};base64,${bytes.toString('base64')}` } });
-          }
-        }
-        const text = [message.text, ...notes].filter((part) => part.trim().length > 0).join('\n');
-        if (parts.length === 0) return { role: 'user', content: text };
-        return { role: 'user', content: [{ type: 'text', text }, ...parts] };
-      }
-
-      const question = turn.pending.map((message) => message.text).join('\n');
-      const language = channel.knowledgeBaseId ? await baseLanguage(turn.accountId, channel.knowledgeBaseId) : undefined;
-      const knowledge =
-        channel.knowledgeBaseId && language !== undefined && question.trim()
-          ? await retriever.retrieve(channel.knowledgeBaseId, language, question, KNOWLEDGE_ENTRIES)
-          : [];
-      const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(turn, knowledge) }];
-      for (const message of turn.history.slice(-HISTORY_MESSAGES)) messages.push(await toModel(message, false));
-      for (const message of turn.pending) messages.push(await toModel(message, true));
-
-      const url = endpoint(engine.baseUrl, '/chat/completions');
-      const headers = { ...auth, 'content-type': 'application/json' };
-      const complete = async (body: object) => completionMessage(await send(url, JSON.stringify(body), headers, timeoutMs), url.pathname);
-
-      const first = await complete({ model: engine.model, messages, tools: [COMPLETE_TASK_TOOL] });
-      const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
-      if (!call) {
-        const text = nonEmpty(first.content);
-        // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
-        if (text === null) throw new AgentEngineError(`${url.pathname}: the model answered with no text`);
-        return { text, taskComplete: null };
-      }
-
-      const summary = summaryOf(call.function.arguments);
-      // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
-      const followUp = await complete({
-        model: engine.model,
-        messages: [
-          ...messages,
-          { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
-          ...first.tool_calls.map(
-            (tool): ChatMessage => ({
-              role: 'tool',
-              tool_call_id: tool.id,
-              content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
-            }),
-          ),
-        ],
-        tools: [COMPLETE_TASK_TOOL],
-        tool_choice: 'none',
-      });
-      return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary } };
     },
   };
+
+  async function answerTurn(turn: AgentTurn): Promise<AgentAnswer> {
+    const { channel } = turn;
+    if (channel.engine.kind !== 'openai-compatible') throw new AgentEngineError('not an openai-compatible channel');
+    const engine = channel.engine;
+    const timeoutMs = (engine.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+    const auth: Record<string, string> = channel.apiKey ? { authorization: `Bearer ${channel.apiKey}` } : {};
+
+    async function transcribe(attachment: StoredAttachment): Promise<string | undefined> {
+      if (!engine.transcriptionModel) return undefined;
+      const bytes = await readFile(attachment);
+      if (!bytes) return undefined;
+      const form = new FormData();
+      form.set('model', engine.transcriptionModel);
+      form.set('file', new Blob([bytes], { type: attachment.contentType }), attachment.name);
+      const answer = (await send(endpoint(engine.baseUrl, '/audio/transcriptions'), form, auth, timeoutMs)) as { text?: unknown } | null;
+      return typeof answer?.text === 'string' ? answer.text : undefined;
+    }
+
+    /** A chat message as the model sees it; only the messages being answered carry images and transcriptions. */
+    async function toModel(message: AgentMessage, current: boolean): Promise<ChatMessage> {
+      if (message.role === 'assistant') return { role: 'assistant', content: message.text };
+      const parts: ContentPart[] = [];
+      const notes: string[] = [];
+      for (const attachment of message.attachments) {
+        if (attachment.kind === 'audio') {
+          const transcript = current ? await transcribe(attachment) : undefined;
+          notes.push(transcript ? `[Voice message: ${transcript}]` : voiceMessageNote(channel.settings.aiLang));
+        } else if (attachment.kind === 'image' && current) {
+          const bytes = await readFile(attachment);
+          if (bytes) parts.push({ type: 'image_url', image_url: { url: `data:${attachment.contentType};base64,${bytes.toString('base64')}` } });
+        }
+      }
+      const text = [message.text, ...notes].filter((part) => part.trim().length > 0).join('\n');
+      if (parts.length === 0) return { role: 'user', content: text };
+      return { role: 'user', content: [{ type: 'text', text }, ...parts] };
+    }
+
+    const question = turn.pending.map((message) => message.text).join('\n');
+    const language = channel.knowledgeBaseId ? await baseLanguage(turn.accountId, channel.knowledgeBaseId) : undefined;
+    const knowledge =
+      channel.knowledgeBaseId && language !== undefined && question.trim()
+        ? await retriever.retrieve(channel.knowledgeBaseId, language, question, KNOWLEDGE_ENTRIES)
+        : [];
+    const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(turn, knowledge) }];
+    for (const message of turn.history.slice(-HISTORY_MESSAGES)) messages.push(await toModel(message, false));
+    for (const message of turn.pending) messages.push(await toModel(message, true));
+
+    const url = endpoint(engine.baseUrl, '/chat/completions');
+    const headers = { ...auth, 'content-type': 'application/json' };
+    const complete = async (body: object) => completionMessage(await send(url, JSON.stringify(body), headers, timeoutMs), url.pathname);
+
+    const first = await complete({ model: engine.model, messages, tools: [COMPLETE_TASK_TOOL] });
+    const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
+    if (!call) {
+      const text = nonEmpty(first.content);
+      // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
+      if (text === null) throw new AgentEngineError(`${url.pathname}: the model answered with no text`);
+      return { text, taskComplete: null };
+    }
+
+    const summary = summaryOf(call.function.arguments);
+    // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
+    const followUp = await complete({
+      model: engine.model,
+      messages: [
+        ...messages,
+        { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
+        ...first.tool_calls.map(
+          (tool): ChatMessage => ({
+            role: 'tool',
+            tool_call_id: tool.id,
+            content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
+          }),
+        ),
+      ],
+      tools: [COMPLETE_TASK_TOOL],
+      tool_choice: 'none',
+    });
+    return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary } };
+  }
 }
 
 function nonEmpty(text: string | null | undefined): string | null {
