@@ -15,6 +15,7 @@ test('defaults', () => {
     publicUrl: 'http://127.0.0.1:3000',
     webhookAllowPrivateNetworks: false,
     jwtSecret: undefined,
+    secretsKey: undefined,
     rateLimitMax: 300,
     deliveryRetentionDays: 7,
     logLevel: 'info',
@@ -33,6 +34,7 @@ test('every variable is read', () => {
       PUBLIC_URL: 'https://chat.example.com/',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       JWT_SECRET: 'j'.repeat(32),
+      SECRETS_KEY: 's'.repeat(32),
       RATE_LIMIT_MAX: '100000',
       LOG_LEVEL: 'warn',
     },
@@ -43,6 +45,7 @@ test('every variable is read', () => {
   assert.equal(config.publicUrl, 'https://chat.example.com');
   assert.equal(config.webhookAllowPrivateNetworks, true);
   assert.equal(config.rateLimitMax, 100000);
+  assert.equal(config.secretsKey, 's'.repeat(32));
   assert.equal(config.logLevel, 'warn');
   assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
 });
@@ -60,6 +63,7 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ REDIS_URL: 'memcached://x' }, 'Invalid configuration: REDIS_URL must be a URL starting with redis:// or rediss://'],
     [{ ADMIN_TOKEN: 'short-secret' }, 'Invalid configuration: ADMIN_TOKEN must be at least 32 characters long'],
     [{ JWT_SECRET: 'short-secret' }, 'Invalid configuration: JWT_SECRET must be at least 32 characters long'],
+    [{ SECRETS_KEY: 'short-key' }, 'Invalid configuration: SECRETS_KEY must be at least 32 characters long'],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => {

@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { newId } from '../src/lib/ids.ts';
-import { startTestApp, type TestApp } from './support/harness.ts';
+import { createSecretBox } from '../src/lib/secret-box.ts';
+import { SECRETS_KEY, startTestApp, type TestApp } from './support/harness.ts';
 
 type Channel = Record<string, unknown> & { id: string; settings: Record<string, unknown> };
 
@@ -140,7 +141,7 @@ describe('read, change, delete', () => {
     res = await put('custom', channel.id, { agentEngine: { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm2' } });
     assert.deepEqual(res.body.agentEngine, { kind: 'openai-compatible', baseUrl: 'https://api.example.com/v1', model: 'm2', timeoutSeconds: 30, transcriptionModel: null, apiKeySet: true });
     const stored = await queryRows<{ agent_api_key: string }>(t.database.db, sql`select agent_api_key from channels where id = ${channel.id}`);
-    assert.equal(stored[0]?.agent_api_key, 'sk-1');
+    assert.equal(createSecretBox(SECRETS_KEY).open(stored[0]?.agent_api_key ?? ''), 'sk-1'); // sealed at rest
     res = await put('custom', channel.id, { agentEngine: { kind: 'knowledge-base' } });
     assert.deepEqual(res.body.agentEngine, { kind: 'knowledge-base' });
 

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import type { Clock } from '../../src/lib/clock.ts';
+import type { LogLevel } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openTestDatabase } from './database.ts';
 
@@ -67,6 +68,8 @@ export interface TestAppOptions {
   /** Run the background workers (default true); false is an API-only process. */
   workers?: boolean;
   deliveryPollMs?: number;
+  /** pino level of the app's log (default info). */
+  logLevel?: LogLevel;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -92,7 +95,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       dataDir,
     },
     db: database.db,
-    logger: createLogger('info', sink),
+    logger: createLogger(options.logLevel ?? 'info', sink),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.apiKeyCacheTtlMs !== undefined ? { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs } : {}),
     ...(options.workers !== undefined ? { workers: options.workers } : {}),

@@ -196,20 +196,6 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
     return Buffer.concat(chunks);
   }
 
-  return {
-    close: () => dispatcher.close(),
-
-    async answer(turn: AgentTurn): Promise<AgentAnswer> {
-      try {
-        return await answerTurn(turn);
-      } catch (error) {
-        // What the model server said goes to the failure list, the logs and the console: never its echo of the key.
-        if (error instanceof AgentEngineError) throw new AgentEngineError(redactSecrets(error.message, [turn.channel.apiKey]));
-        throw error;
-      }
-    },
-  };
-
   async function answerTurn(turn: AgentTurn): Promise<AgentAnswer> {
     const { channel } = turn;
     if (channel.engine.kind !== 'openai-compatible') throw new AgentEngineError('not an openai-compatible channel');
@@ -290,6 +276,20 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
     });
     return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary } };
   }
+
+  return {
+    close: () => dispatcher.close(),
+
+    async answer(turn: AgentTurn): Promise<AgentAnswer> {
+      try {
+        return await answerTurn(turn);
+      } catch (error) {
+        // What the model server said goes to the failure list, the logs and the console: never its echo of the key.
+        if (error instanceof AgentEngineError) throw new AgentEngineError(redactSecrets(error.message, [turn.channel.apiKey]));
+        throw error;
+      }
+    },
+  };
 }
 
 function nonEmpty(text: string | null | undefined): string | null {
