@@ -43,7 +43,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     // A safety net behind validation (http/validation.ts): text the database refuses is the caller's input.
     if (isUnstorableText(error)) {
-      request.log.warn({ err: { message: error.message } }, 'unstorable text reached the database');
+      request.log.warn({ err: error, route: `${request.method} ${request.routeOptions.url ?? ''}` }, 'unstorable text reached the database');
       return reply.code(400).send(errorBody(request, 400, 'Text contains characters that cannot be stored (NUL or unpaired surrogates)'));
     }
     const status = error.statusCode ?? 500;

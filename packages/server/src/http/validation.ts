@@ -61,8 +61,8 @@ interface CompiledValidator {
   errors?: ErrorObject[] | null;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+/** `validate` preceded by the storable-text check; every surface's validator compiler goes through it. */
+export function checkingStorableText(validate: CompiledValidator): CompiledValidator {
   const checked: CompiledValidator = (data) => {
     const unstorable = findUnstorableText(data);
     if (unstorable) {
@@ -74,7 +74,10 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     return valid;
   };
   return checked;
-};
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object));
 
 function fieldPath(error: ErrorObject, context: string): string {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');

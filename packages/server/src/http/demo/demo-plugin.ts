@@ -9,6 +9,7 @@ import { apiKeyHash, type ApiKeyAuthenticator } from '../../accounts/api-key-aut
 import type { PetsService } from '../../demo/pets-service.ts';
 import { DomainError } from '../../errors.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
+import { checkingStorableText } from '../validation.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -89,7 +90,7 @@ const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false }).addKeyword(int64K
 const textAjv = new Ajv({ ...ajvOptions, coerceTypes: true }).addKeyword(int64Keyword(true));
 
 const demoValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(withInt64Keyword(schema) as object);
+  checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(withInt64Keyword(schema) as object));
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
