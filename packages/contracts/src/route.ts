@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { openSchema } from './schema.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -26,7 +27,12 @@ export interface RouteContract {
   };
 }
 
-/** Identity helper that keeps the literal types of a contract while checking its shape. */
+/**
+ * Declares a route: keeps the literal types of a contract while checking its shape, and opens its response
+ * schemas (`openSchema`): requests stay closed (unknown parameter → 400), responses may gain fields. Every
+ * contract goes through here, so validation, serialization and the OpenAPI documents all see the same thing.
+ */
 export function route<const T extends RouteContract>(contract: T): T {
-  return contract;
+  const response = Object.fromEntries(Object.entries(contract.schema.response).map(([status, schema]) => [status, openSchema(schema)]));
+  return { ...contract, schema: { ...contract.schema, response } };
 }
