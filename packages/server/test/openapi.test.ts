@@ -69,8 +69,8 @@ test('parameters, bodies and responses come from the contracts', async () => {
   assert.ok(chat.includes('"nullable":true'), 'nullable fields in OpenAPI 3.0 form');
   assert.ok(!chat.includes('"type":"null"'));
   assert.ok(!chat.includes('additionalProperties'), 'responses are open: new fields may appear');
-  const body = JSON.stringify(send?.requestBody);
-  assert.ok(body.includes('"additionalProperties":false'), 'requests stay closed');
+  const sendBody = JSON.stringify(send?.requestBody);
+  assert.ok(sendBody.includes('"additionalProperties":false'), 'requests stay closed');
 });
 
 test('the operator document describes /admin/v1', async () => {
