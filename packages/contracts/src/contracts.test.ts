@@ -60,8 +60,8 @@ test('opening a response leaves the shared request schema closed', () => {
     tags: [],
     schema: { body: Shared, response: { 200: object({ echo: Shared }) } },
   });
-  assert.equal(Shared.additionalProperties, false);
-  assert.equal(contract.schema.body.additionalProperties, false);
+  assert.equal((Shared as unknown as Record<string, unknown>).additionalProperties, false);
+  assert.equal((contract.schema.body as unknown as Record<string, unknown>).additionalProperties, false);
   assert.deepEqual(JSON.parse(JSON.stringify(contract.schema.response[200])), {
     type: 'object',
     required: ['echo'],

@@ -3,6 +3,12 @@ import { openSchema } from './schema.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** A response header, as the OpenAPI documents declare it. */
+export interface ResponseHeader {
+  readonly description: string;
+  readonly schema: TSchema;
+}
+
 /**
  * One route of one surface: the single source of its validation, serialization, handler types and
  * OpenAPI description. `url` uses Fastify's `:param` syntax, relative to the surface's prefix.
@@ -19,6 +25,18 @@ export interface RouteContract {
   readonly scope?: string;
   /** Request content types besides JSON (for example `multipart/form-data`). */
   readonly consumes?: readonly string[];
+  /** Callable without credentials (the surface's security scheme does not apply), e.g. the console login. */
+  readonly anonymous?: boolean;
+  /** The body may be omitted altogether (it is then taken as `{}`). */
+  readonly bodyOptional?: boolean;
+  /** Files a multipart request may carry (the `files` part), as the documents describe them. */
+  readonly files?: {
+    readonly maxFiles: number;
+    readonly contentTypes: readonly string[];
+    readonly description: string;
+  };
+  /** Headers sent on every response of this route (beyond those of its surface). */
+  readonly responseHeaders?: Readonly<Record<string, ResponseHeader>>;
   readonly schema: {
     readonly querystring?: TSchema;
     readonly params?: TSchema;

@@ -50,3 +50,10 @@ export function openSchema<T>(schema: T): T {
   }
   return copy as T;
 }
+
+/**
+ * The value the server uses when an optional field is omitted, for the documents only (OpenAPI `default`).
+ * Not JSON Schema's `default`, which Ajv (`useDefaults`) would write into every request: use it where the
+ * server's default depends on more than the field (e.g. `senderName` of a customer message only).
+ */
+export const DOCUMENTED_DEFAULT = 'x-documented-default';
