@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,10 +220,9 @@ test('a bad configuration value stops the start with one line naming the variabl
 });
 
 test('a start on a port in use stops at once, naming PORT, before any data folder or operator token', async () => {
-  const { createServer } = await import('node:net');
   const occupier = createServer();
   await new Promise<void>((resolve) => occupier.listen(0, '127.0.0.1', resolve));
-  const { port } = occupier.address() as import('node:net').AddressInfo;
+  const { port } = occupier.address() as AddressInfo;
   const fresh = path.join(os.tmpdir(), `parley-port-in-use-${process.pid}-${port}`);
   try {
     const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
