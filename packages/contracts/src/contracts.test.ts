@@ -1,13 +1,14 @@
-// Every request schema is closed (an unknown parameter must be a 400, never silently dropped), and the
-// OpenAPI conversion speaks the 3.0 dialect.
+// Every request schema is closed (an unknown parameter must be a 400, never silently dropped), every response
+// schema open (new fields may appear), and the OpenAPI conversion speaks the 3.0 dialect.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from 'typebox';
 import { adminRoutes } from './admin/index.ts';
 import { consoleRoutes } from './console/index.ts';
+import { demoRoutes } from './demo/index.ts';
 import { toOpenApiSchema } from './openapi.ts';
 import { publicRoutes } from './public/index.ts';
-import type { RouteContract } from './route.ts';
+import { route, type RouteContract } from './route.ts';
 import { nullable, object } from './schema.ts';
 
 function openObjects(schema: unknown, path: string): string[] {
@@ -18,15 +19,58 @@ function openObjects(schema: unknown, path: string): string[] {
   return [...own, ...Object.entries(node).flatMap(([key, value]) => openObjects(value, `${path}.${key}`))];
 }
 
-test('every object schema of every route is closed (additionalProperties: false)', () => {
-  const routes = [...Object.values(publicRoutes), ...Object.values(adminRoutes), ...consoleRoutes] as RouteContract[];
-  const open = routes.flatMap((route) => openObjects(route.schema, `${route.method} ${route.url}`));
+const allRoutes = [
+  ...Object.values(publicRoutes),
+  ...Object.values(adminRoutes),
+  ...Object.values(demoRoutes),
+  ...consoleRoutes,
+] as RouteContract[];
+
+function additionalProperties(schema: unknown, path: string): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((s, i) => additionalProperties(s, `${path}[${i}]`));
+  if (typeof schema !== 'object' || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  const own = 'additionalProperties' in node ? [`${path}: ${JSON.stringify(node.additionalProperties)}`] : [];
+  return [...own, ...Object.entries(node).flatMap(([key, value]) => additionalProperties(value, `${path}.${key}`))];
+}
+
+test('every object schema of every request part is closed (additionalProperties: false)', () => {
+  const open = allRoutes.flatMap((route) =>
+    (['querystring', 'params', 'body'] as const).flatMap((part) =>
+      openObjects(route.schema[part], `${route.method} ${route.url} ${part}`),
+    ),
+  );
   assert.deepEqual(open, []);
 });
 
+test('no response schema says anything about additional properties: open to new fields, serializing declared ones only', () => {
+  // Absent means open in the documents, and fast-json-stringify still writes declared properties only;
+  // `true` or a schema would make it write whatever a handler returns.
+  const found = allRoutes.flatMap((route) => additionalProperties(route.schema.response, `${route.method} ${route.url}`));
+  assert.deepEqual(found, []);
+});
+
+test('opening a response leaves the shared request schema closed', () => {
+  const Shared = object({ a: Type.String() });
+  const contract = route({
+    method: 'POST',
+    url: '/x',
+    operationId: 'x',
+    summary: 'x',
+    tags: [],
+    schema: { body: Shared, response: { 200: object({ echo: Shared }) } },
+  });
+  assert.equal((Shared as unknown as Record<string, unknown>).additionalProperties, false);
+  assert.equal((contract.schema.body as unknown as Record<string, unknown>).additionalProperties, false);
+  assert.deepEqual(JSON.parse(JSON.stringify(contract.schema.response[200])), {
+    type: 'object',
+    required: ['echo'],
+    properties: { echo: { type: 'object', required: ['a'], properties: { a: { type: 'string' } } } },
+  });
+});
+
 test('operation ids are unique', () => {
-  const routes = [...Object.values(publicRoutes), ...Object.values(adminRoutes), ...consoleRoutes] as RouteContract[];
-  const ids = routes.map((r) => r.operationId);
+  const ids = allRoutes.map((r) => r.operationId);
   assert.equal(new Set(ids).size, ids.length);
 });
 

@@ -1,6 +1,13 @@
 import type { TSchema } from 'typebox';
+import { openSchema } from './schema.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** A response header, as the OpenAPI documents declare it. */
+export interface ResponseHeader {
+  readonly description: string;
+  readonly schema: TSchema;
+}
 
 /**
  * One route of one surface: the single source of its validation, serialization, handler types and
@@ -18,6 +25,18 @@ export interface RouteContract {
   readonly scope?: string;
   /** Request content types besides JSON (for example `multipart/form-data`). */
   readonly consumes?: readonly string[];
+  /** Callable without credentials (the surface's security scheme does not apply), e.g. the console login. */
+  readonly anonymous?: boolean;
+  /** The body may be omitted altogether (it is then taken as `{}`). */
+  readonly bodyOptional?: boolean;
+  /** Files a multipart request may carry (the `files` part), as the documents describe them. */
+  readonly files?: {
+    readonly maxFiles: number;
+    readonly contentTypes: readonly string[];
+    readonly description: string;
+  };
+  /** Headers sent on every response of this route (beyond those of its surface). */
+  readonly responseHeaders?: Readonly<Record<string, ResponseHeader>>;
   readonly schema: {
     readonly querystring?: TSchema;
     readonly params?: TSchema;
@@ -26,7 +45,12 @@ export interface RouteContract {
   };
 }
 
-/** Identity helper that keeps the literal types of a contract while checking its shape. */
+/**
+ * Declares a route: keeps the literal types of a contract while checking its shape, and opens its response
+ * schemas (`openSchema`): requests stay closed (unknown parameter → 400), responses may gain fields. Every
+ * contract goes through here, so validation, serialization and the OpenAPI documents all see the same thing.
+ */
 export function route<const T extends RouteContract>(contract: T): T {
-  return contract;
+  const response = Object.fromEntries(Object.entries(contract.schema.response).map(([status, schema]) => [status, openSchema(schema)]));
+  return { ...contract, schema: { ...contract.schema, response } };
 }

@@ -1,5 +1,6 @@
-// Schema helpers shared by every surface. Every object schema is closed (`additionalProperties: false`):
-// the spec rejects unknown parameters with 400, and Ajv must never strip them silently.
+// Schema helpers shared by every surface. Every object schema is written closed (`additionalProperties: false`):
+// the spec rejects unknown parameters with 400, and Ajv must never strip them silently. Responses and webhook
+// payloads are opened by `openSchema` (see route.ts): the spec promises that new fields may appear in them.
 import { Type, type TProperties, type TSchema, type TObject, type TUnsafe } from 'typebox';
 
 export interface ObjectOptions {
@@ -29,3 +30,30 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 
 /** A response without a body (for example the 201 of send-message-universal). */
 export const EmptyBody = Type.Unsafe<undefined>({ description: 'Empty body' });
+
+/**
+ * The schema of something we send (a response, a webhook payload): the same schema with every
+ * `additionalProperties: false` removed, so the published documents tell clients that new fields may appear
+ * and generated strict clients do not break on them. Serialization is unchanged: fast-json-stringify writes
+ * only declared properties unless `additionalProperties` is `true` or a schema (never set by these helpers),
+ * so an undeclared field of a handler's result (a secret column, say) is still dropped.
+ * Returns a copy; the input (often shared with a request schema) is left closed. Non-enumerable keys
+ * (TypeBox's own markers) are kept.
+ */
+export function openSchema<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(openSchema) as T;
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy = Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema)) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties' && value === false) delete copy[key];
+    else copy[key] = openSchema(value);
+  }
+  return copy as T;
+}
+
+/**
+ * The value the server uses when an optional field is omitted, for the documents only (OpenAPI `default`).
+ * Not JSON Schema's `default`, which Ajv (`useDefaults`) would write into every request: use it where the
+ * server's default depends on more than the field (e.g. `senderName` of a customer message only).
+ */
+export const DOCUMENTED_DEFAULT = 'x-documented-default';

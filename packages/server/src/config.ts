@@ -1,4 +1,5 @@
 // Environment → typed, validated configuration (DESIGN.md, Operational contract). Read once, at start.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -83,18 +84,33 @@ function secret(env: Env, name: string, minLength: number): string | undefined {
   return raw;
 }
 
+const DNS_LABEL = '[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const DNS_NAME = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
+
+/**
+ * An IP address or a host name. A dotted name of digits only is an IPv4 address or nothing (`999.1.1.1`):
+ * refused here, at once, rather than after a DNS lookup that can take many seconds to fail.
+ */
+function host(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (isIP(raw) !== 0) return raw;
+  if (raw.length <= 253 && DNS_NAME.test(raw) && !/^[0-9.]+$/.test(raw)) return raw;
+  throw new ConfigError(name, `must be an IP address or a host name (got "${raw}")`);
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const listenHost = host(env, 'HOST', '127.0.0.1');
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
   const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:'], false);
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const urlHost = listenHost.includes(':') ? `[${listenHost}]` : listenHost;
   return {
     port,
-    host,
+    host: listenHost,
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),

@@ -1,5 +1,6 @@
-// Process entry: reads the environment once, opens the database, builds the app, listens, and stops
-// cleanly on SIGTERM (finish in-flight requests, close the database, exit 0).
+// Process entry: reads the environment once, checks the address can be listened on, opens the database,
+// builds the app, listens, and stops cleanly on SIGTERM (finish in-flight requests, close the database, exit 0).
+import { createServer } from 'node:net';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
@@ -12,6 +13,33 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/**
+ * Binds HOST:PORT once and lets go, before anything is written to DATA_DIR: a port in use or an address not
+ * of this machine stops the start with one line naming the variable, and no data folder or operator token is
+ * made for a server that never runs. (Another process may still take the port in between; listen then fails.)
+ */
+async function checkListenAddress(host: string, port: number): Promise<void> {
+  const server = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host, port, exclusive: true }, () => resolve());
+    });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const reasons: Record<string, string> = {
+      EADDRINUSE: `PORT ${port} is in use on ${host} (another process listens there); stop it or set another PORT`,
+      EACCES: `PORT ${port} on ${host} needs privileges this process lacks; set another PORT`,
+      EADDRNOTAVAIL: `HOST ${host} is not an address of this machine`,
+      ENOTFOUND: `HOST ${host} does not resolve to an address`,
+      EAI_AGAIN: `HOST ${host} does not resolve to an address`,
+    };
+    fail(`Cannot start: ${(code && reasons[code]) ?? `cannot listen on HOST ${host} PORT ${port}: ${message}`}`);
+  } finally {
+    await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  }
+}
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -21,6 +49,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  await checkListenAddress(config.host, config.port);
 
   let releaseDataDir = () => {};
   if (!config.databaseUrl) {

@@ -75,3 +75,12 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     });
   }
 });
+
+test('HOST is an IP address or a host name', () => {
+  for (const good of ['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'parley.internal', 'api-1.example.com']) {
+    assert.equal(loadConfig({ HOST: good }).host, good);
+  }
+  for (const bad of ['999.1.1.1', '1.2.3', 'a b', 'host_name', '-x', 'http://x', 'x'.repeat(64)]) {
+    assert.throws(() => loadConfig({ HOST: bad }), (error: unknown) => error instanceof ConfigError && error.variable === 'HOST', bad);
+  }
+});

@@ -1,7 +1,9 @@
 // OpenAPI 3.0 documents generated from the contracts, and the interactive reference at /docs.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startTestApp, type TestApp } from './support/harness.ts';
+import { detectFile } from '../src/files/file-kinds.ts';
+import * as samples from './fixtures/files/samples.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/harness.ts';
 
 let t: TestApp;
 before(async () => {
@@ -68,7 +70,9 @@ test('parameters, bodies and responses come from the contracts', async () => {
   const chat = JSON.stringify(list?.responses['200']);
   assert.ok(chat.includes('"nullable":true'), 'nullable fields in OpenAPI 3.0 form');
   assert.ok(!chat.includes('"type":"null"'));
-  assert.ok(chat.includes('"additionalProperties":false'));
+  assert.ok(!chat.includes('additionalProperties'), 'responses are open: new fields may appear');
+  const sendBody = JSON.stringify(send?.requestBody);
+  assert.ok(sendBody.includes('"additionalProperties":false'), 'requests stay closed');
 });
 
 test('the operator document describes /admin/v1', async () => {
@@ -125,4 +129,108 @@ test('the console document describes /console/v1, one connect and update path pe
   const telegram = res.body.paths['/channel/telegram/connect/']?.post;
   const schema = JSON.stringify(telegram?.requestBody?.content['application/json']);
   assert.ok(schema.includes('botToken'), 'kind-specific credentials are documented');
+});
+
+interface Operation {
+  security?: unknown[];
+  parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
+  requestBody?: { required: boolean; content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> }; encoding?: Record<string, { contentType: string }> }> };
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }>;
+}
+type Paths = Record<string, Record<string, Operation>>;
+
+async function documentOf(url: string): Promise<{ paths: Paths; security: unknown[] }> {
+  const res = await t.request<{ paths: Paths; security: unknown[] }>('GET', url);
+  assert.equal(res.status, 200);
+  return res.body;
+}
+
+const operations = (paths: Paths) =>
+  Object.entries(paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, op })));
+
+test('/api/v1: every response declares the rate-limit headers it carries, a 429 also Retry-After', async () => {
+  const { paths } = await documentOf('/api/v1/openapi.json');
+  for (const { name, op } of operations(paths)) {
+    for (const [status, response] of Object.entries(op.responses)) {
+      const headers = Object.keys(response.headers ?? {});
+      const expected = ['RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', ...(status === '429' ? ['Retry-After'] : [])];
+      assert.deepEqual(headers, expected, `${name} ${status}`);
+    }
+  }
+  // The headers a real response carries are the ones declared.
+  const { key } = await t.createAccount();
+  const res = await t.api(key, '/chats/chat');
+  assert.equal(res.status, 200);
+  const sent = [...res.headers.keys()].filter((h) => h.startsWith('ratelimit-')).sort();
+  assert.deepEqual(sent, ['ratelimit-limit', 'ratelimit-policy', 'ratelimit-remaining', 'ratelimit-reset']);
+});
+
+test('the demo document declares Deprecation and Sunset on every response of GET /pets/{petId}', async () => {
+  const { paths } = await documentOf('/demo/v1/openapi.json');
+  const getPet = paths['/pets/{petId}']?.get;
+  assert.ok(getPet);
+  for (const [status, response] of Object.entries(getPet.responses)) {
+    assert.deepEqual(Object.keys(response.headers ?? {}), ['Deprecation', 'Sunset'], status);
+  }
+  assert.equal(paths['/pets']?.get?.responses['200']?.headers, undefined, 'only the deprecated operation says so');
+});
+
+test('415 is documented on every operation that reads a body, with the surface error shape, and is what is sent', async () => {
+  for (const url of ['/api/v1/openapi.json', '/console/v1/openapi.json', '/admin/v1/openapi.json', '/demo/v1/openapi.json']) {
+    const { paths } = await documentOf(url);
+    for (const { name, method, op } of operations(paths)) {
+      assert.equal('415' in op.responses, ['post', 'put', 'delete'].includes(method), `${url} ${name}`);
+    }
+  }
+  const user = await t.createConsoleUser();
+  const xml = { 'content-type': 'application/xml' };
+  const sent = [
+    await t.request('POST', '/api/v1/chats/chat/dislike', { headers: { ...xml, authorization: user.key }, body: '<x/>' }),
+    await t.request('POST', '/console/v1/knowledge-bases', { headers: { ...xml, authorization: `Bearer ${user.token}` }, body: '<x/>' }),
+    await t.request('POST', '/demo/v1/pets', { headers: { 'content-type': 'text/plain', authorization: `Bearer ${user.key}` }, body: 'x' }),
+  ];
+  assert.deepEqual(
+    sent.map((r) => [r.status, r.body]),
+    [
+      [415, { message: 'Unsupported Media Type', statusCode: 415 }],
+      [415, { message: 'Unsupported Media Type', statusCode: 415 }],
+      [415, { code: 'unsupported_media_type', message: 'Unsupported Media Type', status: 415 }],
+    ],
+  );
+});
+
+test('console: login needs no token, every operation declares UserLang', async () => {
+  const body = await documentOf('/console/v1/openapi.json');
+  assert.deepEqual(body.security, [{ bearer: [] }]);
+  for (const { name, op } of operations(body.paths)) {
+    assert.equal(op.security === undefined, name !== 'POST /auth/login', name);
+    const lang = op.parameters.find((p) => p.name === 'UserLang');
+    assert.equal(lang?.in, 'header', name);
+    assert.equal(lang?.required, false, name);
+  }
+  assert.deepEqual(body.paths['/auth/login']?.post?.security, []);
+});
+
+test('operator: the create-key body is optional, as the server takes none', async () => {
+  const { paths } = await documentOf('/admin/v1/openapi.json');
+  assert.equal(paths['/accounts/{accountId}/api-keys']?.post?.requestBody?.required, false);
+  assert.equal(paths['/accounts']?.post?.requestBody?.required, true);
+  const account = await t.admin<{ id: string }>('POST', '/accounts', { email: `nobody-${Date.now()}@example.com`, password: 'a long password' });
+  const res = await fetch(`${t.url}/admin/v1/accounts/${account.body.id}/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.equal(res.status, 201);
+});
+
+test('send-message-universal: the default sender and the accepted file types are in the schema', async () => {
+  const { paths } = await documentOf('/api/v1/openapi.json');
+  const content = paths['/chats/chat/send-message-universal']?.post?.requestBody?.content;
+  assert.equal(content?.['application/json']?.schema.properties.senderName?.default, 'Unknown visitor');
+  const multipart = content?.['multipart/form-data'];
+  assert.equal(multipart?.schema.properties.files?.maxItems, 10);
+  const published = (multipart?.encoding?.files?.contentType ?? '').split(', ').sort();
+  // Exactly what the server detects and accepts, sample by sample.
+  const detected = await Promise.all(
+    [samples.jpeg(), samples.png(), samples.gif(), samples.webp(), samples.mp3WithId3(), samples.wav(), samples.pdf(), samples.cyrillicText(),
+      samples.doc(), samples.docx(), samples.xls(), samples.xlsx(), samples.mp4(), samples.avi()].map(async (bytes) => (await detectFile(bytes, 'x'))?.contentType),
+  );
+  assert.deepEqual([...new Set(detected)].sort(), published);
 });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,4 +217,59 @@ test('a bad configuration value stops the start with one line naming the variabl
     assert.equal(lines.length, 1, result.stderr);
     assert.match(lines[0] ?? '', new RegExp(`^Invalid configuration: ${variable} `));
   }
+});
+
+test('a start on a port in use stops at once, naming PORT, before any data folder or operator token', async () => {
+  const occupier = createServer();
+  await new Promise<void>((resolve) => occupier.listen(0, '127.0.0.1', resolve));
+  const { port } = occupier.address() as AddressInfo;
+  const fresh = path.join(os.tmpdir(), `parley-port-in-use-${process.pid}-${port}`);
+  try {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+      cwd: root,
+      env: baseEnv({ DATA_DIR: fresh, PORT: String(port) }),
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1);
+    assert.equal(result.stdout, '', 'no operator token printed');
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, new RegExp(`^Cannot start: PORT ${port} is in use on 127\\.0\\.0\\.1`));
+    assert.equal(existsSync(fresh), false, 'no data folder made');
+  } finally {
+    await new Promise<void>((resolve) => occupier.close(() => resolve()));
+    await rm(fresh, { recursive: true, force: true });
+  }
+});
+
+test('HOST that is no address stops the start with one line naming HOST, without a DNS wait', async () => {
+  const fresh = path.join(os.tmpdir(), `parley-bad-host-${process.pid}`);
+  for (const [value, message] of [
+    ['999.1.1.1', /^Invalid configuration: HOST must be an IP address or a host name \(got "999\.1\.1\.1"\)$/],
+    // A well-formed address that is not this machine's: found when binding, still before DATA_DIR is made.
+    ['192.0.2.1', /^Cannot start: HOST 192\.0\.2\.1 is not an address of this machine$/],
+  ] as const) {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+      cwd: root,
+      env: baseEnv({ DATA_DIR: fresh, HOST: value }),
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1, value);
+    assert.match(result.stderr.trim(), message);
+    assert.equal(result.stdout, '');
+    assert.equal(existsSync(fresh), false);
+  }
+});
+
+test('the operator CLI prints its usage for --help and names a bad option without a stack trace', () => {
+  const help = spawnSync('npm', ['run', '-s', 'admin', '--', '--help'], { cwd: root, env: baseEnv({}), encoding: 'utf8' });
+  assert.equal(help.status, 0, help.stderr);
+  assert.match(help.stdout, /^usage: npm run -s admin -- <command> \[options\]/);
+  assert.match(help.stdout, /create-key {7}--account ID/);
+  assert.doesNotMatch(help.stdout + help.stderr, /\n\s+at /, 'no stack trace');
+  const bad = spawnSync('npm', ['run', '-s', 'admin', '--', 'create-key', '--bogus'], { cwd: root, env: baseEnv({}), encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  const json = JSON.parse(bad.stdout) as { error: string; usage: string };
+  assert.match(json.error, /Unknown option '--bogus'/);
+  assert.match(json.usage, /^usage:/);
+  assert.doesNotMatch(bad.stderr, /\n\s+at /);
 });

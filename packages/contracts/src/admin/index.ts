@@ -46,6 +46,7 @@ export const adminRoutes = {
     summary: 'Issue an API key; the key is shown only in this response',
     description: 'The body may be omitted: the key then gets every scope.',
     tags: ['API keys'],
+    bodyOptional: true,
     schema: {
       params: object({ accountId: Uuid }),
       body: object({ scopes: Type.Optional(Scopes) }),

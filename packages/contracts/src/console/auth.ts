@@ -12,6 +12,7 @@ export const authRoutes = {
     summary: 'Log in; the token goes in `Authorization: Bearer <token>` of every other console call',
     description: 'Too many failed attempts for one e-mail lock it for a while (429).',
     tags: ['Auth'],
+    anonymous: true,
     schema: {
       body: object({
         email: Type.String({ minLength: 1, maxLength: EMAIL_MAX }),

@@ -101,6 +101,10 @@ export const demoRoutes = {
       'Deprecated: removed on 5 December 2030 (`Deprecation` and `Sunset` headers on every response); ' +
       'use `GET /pets` with the `status` filter instead.',
     deprecated: true,
+    responseHeaders: {
+      Deprecation: { description: 'Always `true`: the operation is deprecated', schema: Type.String({ enum: ['true'] }) },
+      Sunset: { description: `When the operation is removed (RFC 8594): \`${GET_PET_SUNSET}\``, schema: Type.String({ example: GET_PET_SUNSET }) },
+    },
     tags: ['Pets'],
     schema: {
       params: object({ petId: PetId }),

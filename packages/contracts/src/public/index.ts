@@ -6,8 +6,10 @@ import { tagRoutes } from './tags.ts';
 export * from './channel-kinds.ts';
 export * from './chats.ts';
 export * from './feedback.ts';
+export * from './headers.ts';
 export * from './messages.ts';
 export * from './scopes.ts';
+export * from './sender.ts';
 export * from './tags.ts';
 
 /** Every route of the public chat-agent API (`/api/v1`), the spec's area A. */

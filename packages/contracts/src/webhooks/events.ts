@@ -1,6 +1,7 @@
 // Outgoing webhook payloads (spec, Events → Payload shapes; nested objects from Resources and their fields).
 import { Type, type Static } from 'typebox';
 import { CHANNEL_KINDS } from '../public/channel-kinds.ts';
+import { DEFAULT_SENDER_NAME } from '../public/sender.ts';
 import { nullable, object, stringEnum, Timestamp } from '../schema.ts';
 
 export const WebhookChat = object({
@@ -22,7 +23,11 @@ export const Attachment = object({
 export const WebhookMessage = object({
   id: Type.String(),
   role: stringEnum(['user', 'assistant'] as const),
-  senderName: nullable(Type.String()),
+  senderName: nullable(
+    Type.String({
+      description: `A customer message's \`senderName\` (\`${DEFAULT_SENDER_NAME}\` when none was given); null for an agent reply, the member's e-mail for a team reply from the Inbox`,
+    }),
+  ),
   text: Type.String(),
   attachments: Type.Array(Attachment),
   createdAt: Timestamp,
@@ -83,3 +88,61 @@ export const DialogStatusChangedEvent = object({
 export type DialogStatusChangedEvent = Static<typeof DialogStatusChangedEvent>;
 
 export type WebhookEvent = NewMessagesEvent | TaskTriggerEvent | DialogStatusChangedEvent;
+
+const WEBHOOK_HEADERS = [
+  { name: 'User-Agent', description: 'Always `API-Gate-Webhook/1.0`', schema: Type.String({ example: 'API-Gate-Webhook/1.0' }) },
+  {
+    name: 'webhook-id',
+    description: 'Only when the channel has a webhook secret (Standard Webhooks): the delivery ID, the same on every retry',
+    schema: Type.String(),
+  },
+  {
+    name: 'webhook-timestamp',
+    description: 'Only with a webhook secret: Unix time in seconds of this attempt',
+    schema: Type.String({ pattern: '^[0-9]+$' }),
+  },
+  {
+    name: 'webhook-signature',
+    description:
+      'Only with a webhook secret: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`; a secret ' +
+      'written `whsec_<base64>` is used as its decoded bytes, any other as UTF-8',
+    schema: Type.String({ pattern: '^v1,' }),
+  },
+] as const;
+
+const DELIVERY =
+  ' Sent as `POST` with a JSON body to the channel\'s webhook URL; answer 2xx within 2 seconds, otherwise it is ' +
+  'retried (3 attempts, 2 s and 4 s apart). Events may arrive more than once and out of order. Fields may be ' +
+  'added to any object at any time.';
+
+/** The outgoing webhooks as the public document publishes them (`components.schemas` and `x-webhooks`). */
+export const webhookDocs = [
+  {
+    event: 'new_messages',
+    schemaName: 'NewMessagesEvent',
+    schema: NewMessagesEvent,
+    summary: 'New messages in a chat: a customer wrote, or the agent or the team replied',
+    description:
+      'A customer message (`role: user`) or a message delivered to the customer (`role: assistant`: the agent\'s ' +
+      'reply, a team reply from the Inbox). Deduplicate by `messages[].id`.' + DELIVERY,
+    headers: WEBHOOK_HEADERS,
+  },
+  {
+    event: 'task_trigger',
+    schemaName: 'TaskTriggerEvent',
+    schema: TaskTriggerEvent,
+    summary: "The agent decided its task is complete and the trigger fired",
+    description: '`message` is the customer\'s last message.' + DELIVERY,
+    headers: WEBHOOK_HEADERS,
+  },
+  {
+    event: 'dialog_status_changed',
+    schemaName: 'DialogStatusChangedEvent',
+    schema: DialogStatusChangedEvent,
+    summary: 'The task status of a chat changed between done and not done',
+    description:
+      '`status.source.type` says who changed it: `api` (done/undone of the public API), `trigger` (the agent\'s ' +
+      'task trigger), `manual` (a team member in the Inbox, `operatorEmail` set). Deduplicate by `eventId`.' + DELIVERY,
+    headers: WEBHOOK_HEADERS,
+  },
+] as const;

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const USAGE = `usage: npm run -s admin -- <command> [options]
+const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this text)
   create-account   --email E [--password P]        (password read from stdin when omitted)
   create-key       --account ID [--scopes a,b,...]
   list-keys        --account ID
@@ -45,20 +45,34 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
+function parse() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        account: { type: 'string' },
+        key: { type: 'string' },
+        scopes: { type: 'string' },
+        active: { type: 'string' },
+        url: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // An unknown option or a missing value: say which, with the usage, not a stack trace.
+    return print({ error: (error as Error).message, usage: USAGE }, 2);
+  }
+}
+
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      account: { type: 'string' },
-      key: { type: 'string' },
-      scopes: { type: 'string' },
-      active: { type: 'string' },
-      url: { type: 'string' },
-    },
-  });
+  const { positionals, values } = parse();
   const [command] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
   let request: { method: string; path: string; body?: unknown };
   switch (command) {
     case 'create-account':

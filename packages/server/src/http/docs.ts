@@ -7,8 +7,14 @@ import {
   buildOpenApiDocument,
   consoleRoutes,
   DEMO_API_VERSION,
+  DemoError,
   demoRoutes,
+  ErrorBody,
   publicRoutes,
+  RATE_LIMIT_HEADERS,
+  RETRY_AFTER_HEADER,
+  USER_LANG_HEADER,
+  webhookDocs,
 } from '@parley/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
@@ -25,6 +31,11 @@ export function publicApiDocument() {
     },
     serverUrl: '/api/v1',
     security: { name: 'apiKey', scheme: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+    errorBody: ErrorBody,
+    // The gateway's rate limit (gateway.ts) answers every /api/v1 request, errors included.
+    responseHeaders: RATE_LIMIT_HEADERS,
+    statusHeaders: { 429: RETRY_AFTER_HEADER },
+    webhooks: webhookDocs,
   });
 }
 
@@ -33,6 +44,7 @@ export function adminApiDocument() {
     info: { title: 'Parley operator API', version: VERSION },
     serverUrl: '/admin/v1',
     security: { name: 'adminToken', scheme: { type: 'http', scheme: 'bearer' } },
+    errorBody: ErrorBody,
   });
 }
 
@@ -45,6 +57,8 @@ export function consoleApiDocument() {
     },
     serverUrl: '/console/v1',
     security: { name: 'bearer', scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    errorBody: ErrorBody,
+    requestHeaders: [USER_LANG_HEADER],
   });
 }
 
@@ -59,6 +73,7 @@ export function demoApiDocument() {
     },
     serverUrl: '/demo/v1',
     security: { name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer', description: 'An API key of the account' } },
+    errorBody: DemoError,
   });
 }
 

@@ -1,7 +1,7 @@
 // Messages: send-message-universal of the public API (spec, Endpoints → Messages, rules 1–5) and the team's
 // replies from the Inbox. A customer message and a message delivered to the customer write new_messages
 // in the same transaction; a team reply recorded through the API (`role: assistant`) writes none.
-import type { InboxMessage, SendMessageBody } from '@parley/contracts';
+import { DEFAULT_SENDER_NAME, type InboxMessage, type SendMessageBody } from '@parley/contracts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
 import type { AgentService } from '../agent/agent-service.ts';
 import type { ChatsServiceDeps } from '../chats/chats-service.ts';
@@ -17,8 +17,6 @@ import { isUuid, newId } from '../lib/ids.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
 import { recordNewMessage } from './message-events.ts';
 import type { MessageRow, MessagesStore } from './messages-store.ts';
-
-export const DEFAULT_SENDER_NAME = 'Unknown visitor';
 
 /** Where attachments go and how they are linked (an unguessable URL under PUBLIC_URL). */
 export interface AttachmentStore {

@@ -24,11 +24,8 @@ export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { admi
     handler: async (request, reply) => reply.code(201).send(await accounts.createAccount(request.body)),
   });
   app.route({
+    // No body at all means "every scope", like an empty object (the contract's bodyOptional).
     ...routeOptions(adminRoutes.createApiKey),
-    // No body at all means "every scope", like an empty object.
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
     handler: async (request, reply) =>
       reply.code(201).send(await accounts.issueApiKey(request.params.accountId, request.body.scopes)),
   });

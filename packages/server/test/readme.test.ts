@@ -1,0 +1,119 @@
+// README.md's walk-through, run as written so it cannot drift: its `sh server` block starts the real server
+// (`npm start`), its `sh receiver` block the one-line webhook receiver, then its `sh walkthrough` blocks run in
+// order in one bash session. Only the ports change (free ones instead of 3000 and 4000) and DATA_DIR is a
+// temporary folder; the receiver must then print the agent's reply.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+import { eventually } from './support/events.ts';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** The fenced blocks of README.md whose info string is `sh <role>`, in order. */
+export function readmeBlocks(markdown: string, role: string): string[] {
+  const blocks: string[] = [];
+  const fence = /^```sh (\S+)\n([\s\S]*?)^```$/gm;
+  for (let match = fence.exec(markdown); match; match = fence.exec(markdown)) {
+    if (match[1] === role && match[2] !== undefined) blocks.push(match[2]);
+  }
+  return blocks;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Background {
+  child: ChildProcess;
+  output: () => string;
+}
+
+const started: ChildProcess[] = [];
+let dataDir: string | undefined;
+after(async () => {
+  // Each in its own process group (npm start runs node under npm under bash): stop the whole group.
+  for (const child of started) {
+    if (child.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  await Promise.all(started.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+function runInBackground(script: string, env: NodeJS.ProcessEnv): Background {
+  const child = spawn('bash', ['-c', script], { cwd: root, env, detached: true });
+  started.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  return { child, output: () => output };
+}
+
+test('the README walk-through, run as written against a started server, ends with the agent reply at the webhook', { timeout: 180_000 }, async () => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const [serverBlock] = readmeBlocks(readme, 'server');
+  const [receiverBlock] = readmeBlocks(readme, 'receiver');
+  const walkthrough = readmeBlocks(readme, 'walkthrough');
+  assert.ok(serverBlock && receiverBlock && walkthrough.length >= 3, 'README has the marked blocks');
+  assert.match(serverBlock, /npm start/);
+
+  const port = await freePort();
+  const receiverPort = await freePort();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-readme-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  // The walk-through's own server, not the suite's database or Redis.
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  delete env.ADMIN_TOKEN;
+  delete env.PARLEY_URL;
+  const ports = (text: string) =>
+    text.replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`).replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`);
+
+  const server = runInBackground(serverBlock, env);
+  const receiver = runInBackground(receiverBlock.replace('.listen(4000,', `.listen(${receiverPort},`), env);
+  await eventually(async () => /Server listening at/.test(server.output()), 90_000).catch(() => {
+    throw new Error(`the server did not start:\n${server.output()}`);
+  });
+
+  const script = walkthrough.map(ports).join('\n');
+  const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, `walk-through failed:\n${run.stdout}\n${run.stderr}`);
+  const lines = run.stdout.trim().split('\n');
+  assert.equal(lines[0], '{"chats":[],"count":0}');
+  assert.match(lines[1] ?? '', /^API channel: cc:/);
+  assert.equal(lines.at(-1), '201');
+
+  // The receiver prints the customer's message, then the agent's reply from the knowledge base.
+  const events = await eventually(async () => {
+    const printed = receiver
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event: string; chat: { externalChatId?: string }; messages: { role: string; text: string; senderName: string | null }[] });
+    return printed.some((e) => e.messages[0]?.role === 'assistant') ? printed : undefined;
+  }, 30_000).catch(() => {
+    throw new Error(`no agent reply at the receiver:\n${receiver.output()}\nserver:\n${server.output()}`);
+  });
+  assert.deepEqual(
+    events.map((e) => [e.event, e.chat.externalChatId, e.messages[0]?.role, e.messages[0]?.senderName, e.messages[0]?.text]),
+    [
+      ['new_messages', 'visitor-1', 'user', 'Unknown visitor', 'What are your opening hours?'],
+      ['new_messages', 'visitor-1', 'assistant', null, 'We are open from 10:00 to 22:00 every day.'],
+    ],
+  );
+});
