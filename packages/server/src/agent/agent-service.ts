@@ -193,7 +193,7 @@ export function createAgentService(deps: AgentServiceDeps) {
           await recordTaskStatus(
             tx,
             { chatsStore, channelsStore },
-            { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: now },
+            { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, clock },
           );
         }
         return true;

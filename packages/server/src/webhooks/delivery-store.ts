@@ -73,6 +73,9 @@ export function createDeliveryStore(db: Database) {
               WHERE id IN (
                 SELECT id FROM ${deliveries}
                 WHERE id IN (SELECT id FROM picked) AND (locked_until IS NULL OR locked_until < now())
+                  -- Checked again on the locked row: picked read the statement's snapshot, and another process may
+                  -- have claimed, sent and recorded the delivery since (the lock re-reads only these conditions).
+                  AND status = 'pending' AND next_attempt_at <= now()
                 FOR UPDATE SKIP LOCKED)
               RETURNING id, channel_id, attempts, event_id)
             SELECT claimed.id, claimed.channel_id AS "channelId", claimed.attempts, ${events.payload} AS payload,

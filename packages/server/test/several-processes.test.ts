@@ -1,0 +1,141 @@
+// Several processes on one database (issue #12, 3b): a delivery is never claimed once it is no longer due, status
+// changes racing from two processes carry their changedAt in commit order, a crashed holder's job or delivery is
+// taken over within seconds, and a slow job is never run twice at once.
+// On PGlite one process runs one transaction at a time, so the races are only real on a PostgreSQL server
+// (DATABASE_URL); the tests run on both and assert the same things.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.ts';
+import { recordEvent } from '../src/events/outbox.ts';
+import { newId } from '../src/lib/ids.ts';
+import { sampleNewMessagesEvent } from '../src/webhooks/payloads.ts';
+import { createDeliveryStore } from '../src/webhooks/delivery-store.ts';
+import { eventsOf } from './support/events.ts';
+import { startTestApp, type TestApp } from './support/harness.ts';
+
+const SETTINGS = { behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' };
+
+/** A console user with an API channel whose agent is off; `webhookUrl` optional. */
+async function channelOf(t: TestApp, webhookUrl?: string) {
+  const user = await t.createConsoleUser();
+  const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
+    body: { name: 'Several', settings: { isActive: false }, ...(webhookUrl ? { webhookUrl } : {}) },
+  });
+  assert.equal(channel.status, 201, channel.text);
+  return { user, channelId: channel.body.id };
+}
+
+describe('delivery claims on one database', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ workers: false, webhookAllowPrivateNetworks: true });
+  });
+  after(() => t.close());
+
+  test('a delivery recorded by another worker while a claim runs is not claimed again', async () => {
+    const { user, channelId } = await channelOf(t, 'http://127.0.0.1:9/never-sent');
+    const store = createDeliveryStore(t.database.db);
+    const claims = new Map<string, number>();
+    // Rounds of: one due delivery, then a claim racing with another worker's "sent and recorded" of it. A claim
+    // whose snapshot still saw it pending must skip it once it holds the row (checked again on the locked row).
+    for (let round = 0; round < 150; round += 1) {
+      const eventId = await recordEvent(t.database.db, {
+        accountId: user.accountId,
+        channelId,
+        chatId: null,
+        payload: sampleNewMessagesEvent({ id: channelId, kind: 'custom', settings: SETTINGS }, { chatId: newId(), messageId: newId() }, new Date()),
+      });
+      const [delivery] = await queryRows<{ id: string }>(t.database.db, sql`select id from deliveries where event_id = ${eventId}`);
+      assert.ok(delivery);
+      const [claimed] = await Promise.all([
+        store.claim(16, 15_000, 16, new Map()),
+        // The other worker claims, sends and records it (here in one statement, unless the claim above holds it),
+        // committed while the claim above may be running.
+        t.database.db.execute(
+          sql`update deliveries set status = 'delivered', attempts = 1, locked_until = null, finished_at = now()
+              where id = ${delivery.id} and status = 'pending' and (locked_until is null or locked_until < now())`,
+        ),
+      ]);
+      for (const row of claimed) {
+        claims.set(row.id, (claims.get(row.id) ?? 0) + 1);
+        const [now] = await queryRows<{ status: string; attempts: number }>(
+          t.database.db,
+          sql`select status, attempts from deliveries where id = ${row.id}`,
+        );
+        // Claimed here, so the other worker found it reserved and left it alone.
+        assert.equal(now?.status, 'pending', `delivery ${row.id} was claimed after another worker had delivered it`);
+        await store.recordAttempts([
+          {
+            delivery: row,
+            result: { startedAt: new Date(), latencyMs: 1, statusCode: 200, error: null, ok: true },
+            endedAt: Date.now(),
+          },
+        ]);
+      }
+    }
+    for (const [id, count] of claims) assert.equal(count, 1, `delivery ${id} claimed ${count} times`);
+  });
+});
+
+/**
+ * Whether the statuses, ordered by changedAt, can be the real sequence of changes: each real change flips the
+ * status, so they alternate (events with the same changedAt may be in either order) and the last is the final one.
+ */
+function alternatesByChangedAt(changes: { changedAt: string; current: string }[], final: string): boolean {
+  const groups = new Map<string, string[]>();
+  for (const change of changes) groups.set(change.changedAt, [...(groups.get(change.changedAt) ?? []), change.current]);
+  const ordered = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
+  let previous: string | undefined;
+  for (const [, statuses] of ordered) {
+    const done = statuses.filter((s) => s === 'done').length;
+    const notDone = statuses.length - done;
+    // A tie group alternates on its own: its counts differ by at most one, and it starts with the other status.
+    if (Math.abs(done - notDone) > 1) return false;
+    const first = done > notDone ? 'done' : notDone > done ? 'not_done' : previous === 'done' ? 'not_done' : 'done';
+    if (first === previous) return false;
+    previous = statuses.length % 2 === 1 ? first : first === 'done' ? 'not_done' : 'done';
+  }
+  return previous === final;
+}
+
+describe('task status changes racing from two processes', () => {
+  test('changedAt follows the order the changes committed in', async () => {
+    const first = await startTestApp();
+    const second = await startTestApp({ database: first.database });
+    try {
+      const { user, channelId } = await channelOf(first);
+      const sent = await first.request('POST', '/api/v1/chats/chat/send-message-universal', {
+        headers: { authorization: user.key },
+        body: { channel: 'custom', channelId, externalChatId: 'race', role: 'user', text: 'Hello' },
+      });
+      assert.equal(sent.status, 201, sent.text);
+      const [chat] = await queryRows<{ id: string }>(first.database.db, sql`select id from chats where channel_id = ${channelId}`);
+      assert.ok(chat);
+      const status = (app: TestApp, value: string) =>
+        app.console(user.token, 'POST', `/chat/status/${chat.id}/`, { body: { status: value } });
+      for (let round = 0; round < 8; round += 1) {
+        const results = await Promise.all(
+          Array.from({ length: 24 }, (_, i) => status(i % 2 === 0 ? first : second, i % 4 < 2 ? 'done' : 'not_done')),
+        );
+        for (const res of results) assert.equal(res.status, 200, res.text);
+      }
+      const changes = (await eventsOf(first.database.db, channelId))
+        .filter((event) => event.kind === 'dialog_status_changed')
+        .map((event) => {
+          const payload = event.payload as { timestamp: string; status: { changedAt: string; current: string } };
+          assert.equal(payload.timestamp, payload.status.changedAt);
+          return payload.status;
+        });
+      assert.ok(changes.length > 1, 'the race made several real changes');
+      const [final] = await queryRows<{ task_done: boolean }>(first.database.db, sql`select task_done from chats where id = ${chat.id}`);
+      assert.ok(
+        alternatesByChangedAt(changes, final?.task_done ? 'done' : 'not_done'),
+        `statuses by changedAt: ${[...changes].sort((a, b) => a.changedAt.localeCompare(b.changedAt)).map((c) => `${c.changedAt} ${c.current}`).join(', ')}`,
+      );
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+});
