@@ -4,14 +4,17 @@
 // On PGlite one process runs one transaction at a time, so the races are only real on a PostgreSQL server
 // (DATABASE_URL); the tests run on both and assert the same things.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../src/db/client.ts';
+import { queryRows, type Database } from '../src/db/client.ts';
+import { createJobQueue, JOB_LEASE_MS } from '../src/jobs/job-queue.ts';
+import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { newId } from '../src/lib/ids.ts';
 import { sampleNewMessagesEvent } from '../src/webhooks/payloads.ts';
 import { createDeliveryStore } from '../src/webhooks/delivery-store.ts';
-import { eventsOf } from './support/events.ts';
+import { eventsOf, eventually } from './support/events.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 
 const SETTINGS = { behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' };
@@ -136,6 +139,116 @@ describe('task status changes racing from two processes', () => {
     } finally {
       await second.close();
       await first.close();
+    }
+  });
+});
+
+/** The database as a process sees it, until it freezes (a crash, a kill -9): then nothing it asks ever returns. */
+function freezable(db: Database): { db: Database; freeze(): void } {
+  let frozen = false;
+  const proxy = new Proxy(db, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => (frozen ? new Promise(() => {}) : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+  return {
+    db: proxy,
+    freeze() {
+      frozen = true;
+    },
+  };
+}
+
+describe('job leases on one database', () => {
+  let t: TestApp;
+  const logger = createLogger('info', new Writable({ write: (_chunk, _encoding, done) => done() }));
+  before(async () => {
+    t = await startTestApp({ workers: false });
+  });
+  after(() => t.close());
+
+  test(`a crashed holder's job is taken by another process within its lease (${JOB_LEASE_MS / 1000} s)`, async () => {
+    const holder = freezable(t.database.db);
+    let claimed: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      claimed = resolve;
+    });
+    const dead = createJobQueue({
+      db: holder.db,
+      logger,
+      pollMs: 100,
+      handlers: {
+        'agent.reply': () => {
+          claimed();
+          return new Promise(() => {}); // never ends: its process is about to die
+        },
+        'chat.setTaskStatus': async () => {},
+      },
+    });
+    const ran: string[] = [];
+    const other = createJobQueue({
+      db: t.database.db,
+      logger,
+      pollMs: 100,
+      handlers: {
+        'agent.reply': async ({ chatId }) => {
+          ran.push(chatId);
+        },
+        'chat.setTaskStatus': async () => {},
+      },
+    });
+    const chatId = newId();
+    await dead.enqueue(t.database.db, 'agent.reply', { accountId: newId(), chatId }, { key: `lease-test:${chatId}` });
+    dead.start();
+    await running;
+    holder.freeze();
+    const diedAt = Date.now();
+    other.start();
+    try {
+      // The old 60 s reservation would miss this deadline; a 10 s lease (plus a poll) meets it with room to spare.
+      await eventually(async () => ran.includes(chatId), JOB_LEASE_MS + 15_000);
+      assert.deepEqual(ran, [chatId]);
+      assert.ok(Date.now() - diedAt >= JOB_LEASE_MS - 1_000, 'not taken while its lease still ran');
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test('a job running for several leases is renewed by its heartbeat and never taken twice', async () => {
+    const runs: string[] = [];
+    let started = 0;
+    const queue = (name: string) =>
+      createJobQueue({
+        db: t.database.db,
+        logger,
+        pollMs: 50,
+        leaseMs: 1_000,
+        handlers: {
+          'agent.reply': async () => {
+            runs.push(name);
+            started = Date.now();
+            // A slow model call: three and a half leases.
+            await new Promise((resolve) => setTimeout(resolve, 3_500));
+          },
+          'chat.setTaskStatus': async () => {},
+        },
+      });
+    const first = queue('first');
+    const second = queue('second');
+    await first.enqueue(t.database.db, 'agent.reply', { accountId: newId(), chatId: newId() });
+    first.start();
+    second.start();
+    try {
+      await eventually(async () => runs.length > 0 && started > 0);
+      await eventually(
+        async () => (await queryRows(t.database.db, sql`select id from jobs where kind = 'agent.reply' and key is null`)).length === 0,
+        20_000,
+      );
+      assert.equal(runs.length, 1, `ran by ${runs.join(', ')}`);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
     }
   });
 });

@@ -64,6 +64,8 @@ export interface TestAppOptions {
   /** Run the background workers (default true); false is an API-only process. */
   workers?: boolean;
   deliveryPollMs?: number;
+  /** Console login attempts per address per minute; high by default, since every test logs in from 127.0.0.1. */
+  loginAttemptsPerIp?: number;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -94,6 +96,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
     ...(options.deliveryPollMs !== undefined ? { deliveryPollMs: options.deliveryPollMs } : {}),
     listen: database.listen,
+    loginAttemptsPerIp: options.loginAttemptsPerIp ?? 100_000,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
