@@ -14,8 +14,12 @@ import { recordEvent } from '../src/events/outbox.ts';
 import { newId } from '../src/lib/ids.ts';
 import { sampleNewMessagesEvent } from '../src/webhooks/payloads.ts';
 import { createDeliveryStore } from '../src/webhooks/delivery-store.ts';
+import { createDeliveryWorker, DELIVERY_LEASE_MS } from '../src/webhooks/delivery-worker.ts';
+import { createWebhookClient } from '../src/webhooks/http-client.ts';
+import { createUrlGuard } from '../src/webhooks/url-guard.ts';
 import { eventsOf, eventually } from './support/events.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
+import { startReceiver } from './support/receiver.ts';
 
 const SETTINGS = { behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' };
 
@@ -249,6 +253,61 @@ describe('job leases on one database', () => {
       assert.equal(runs.length, 1, `ran by ${runs.join(', ')}`);
     } finally {
       await Promise.all([first.stop(), second.stop()]);
+    }
+  });
+});
+
+describe('a delivery sent by a process that died before recording it', () => {
+  let t: TestApp;
+  const logger = createLogger('info', new Writable({ write: (_chunk, _encoding, done) => done() }));
+  before(async () => {
+    t = await startTestApp({ workers: false, webhookAllowPrivateNetworks: true });
+  });
+  after(() => t.close());
+
+  test(`is sent again by another process within its lease (${DELIVERY_LEASE_MS / 1000} s), not 15 s later`, async () => {
+    const receiver = await startReceiver();
+    const holder = freezable(t.database.db);
+    const client = createWebhookClient(createUrlGuard({ allowPrivateNetworks: true }));
+    const dying = createDeliveryWorker({ store: createDeliveryStore(holder.db), client, logger, pollMs: 100 });
+    const other = createDeliveryWorker({ store: createDeliveryStore(t.database.db), client, logger, pollMs: 100 });
+    let diedAt = 0;
+    // The first attempt reaches the receiver, then its process dies before recording it.
+    receiver.respond((_request, res) => {
+      if (diedAt === 0) {
+        holder.freeze();
+        diedAt = Date.now();
+      }
+      res.end('ok');
+    });
+    try {
+      const { user, channelId } = await channelOf(t, `${receiver.url}/hook`);
+      await recordEvent(t.database.db, {
+        accountId: user.accountId,
+        channelId,
+        chatId: null,
+        payload: sampleNewMessagesEvent({ id: channelId, kind: 'custom', settings: SETTINGS }, { chatId: newId(), messageId: newId() }, new Date()),
+      });
+      await dying.start();
+      await eventually(async () => diedAt > 0, 10_000);
+      await other.start();
+      // The old 15 s reservation misses this deadline.
+      await eventually(async () => receiver.requests.length === 2, DELIVERY_LEASE_MS + 6_000);
+      const resentAfter = (receiver.requests[1]?.at ?? 0) - diedAt;
+      assert.ok(resentAfter >= DELIVERY_LEASE_MS - 1_000, `sent again ${resentAfter} ms after, while its lease ran`);
+      assert.equal(receiver.requests[0]?.body, receiver.requests[1]?.body);
+      const rows = await eventually(async () => {
+        const found = await queryRows<{ status: string; attempts: number }>(
+          t.database.db,
+          sql`select status, attempts from deliveries where channel_id = ${channelId}`,
+        );
+        return found[0]?.status === 'delivered' ? found : undefined;
+      });
+      assert.deepEqual(rows, [{ status: 'delivered', attempts: 1 }]);
+    } finally {
+      await other.stop();
+      await client.close();
+      await receiver.close();
     }
   });
 });

@@ -86,6 +86,15 @@ export function createDeliveryStore(db: Database) {
       );
     },
 
+    /** Extends the leases of claimed deliveries whose attempts are not recorded yet (the worker's heartbeat). */
+    async renewLeases(ids: readonly string[], leaseMs: number): Promise<void> {
+      if (ids.length === 0) return;
+      await db.execute(
+        sql`UPDATE ${deliveries} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval
+            WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}) AND status = 'pending' AND locked_until IS NOT NULL`,
+      );
+    },
+
     /** When the next pending delivery is due, in ms from now (for the worker's timer); undefined if none. */
     async msUntilNextDue(): Promise<number | undefined> {
       const [row] = await queryRows<{ ms: number | null }>(
