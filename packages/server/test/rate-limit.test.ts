@@ -322,6 +322,30 @@ describe('Redis unreachable', () => {
   });
 });
 
+test('a Redis that accepts connections but never answers: the start and the requests do not wait for it', async () => {
+  const sockets = new Set<Socket>();
+  const silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const app = await startTestApp({ redisUrl: `redis://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+    apps.push(app);
+    assert.equal((await app.request('GET', '/healthz')).text, '{"status":"degraded","redis":"down"}');
+    const { key } = await app.createAccount();
+    const started = performance.now();
+    const res = await app.api(key, '/chats/chat', { limit: '1' });
+    assert.ok(performance.now() - started < 1_000, `a request waited ${performance.now() - started} ms`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('ratelimit-remaining'), '299');
+    assert.equal(app.logs.filter((line) => line.includes('redis unreachable')).length, 1);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
 test(
   'Redis going away and coming back: degraded then ok, each logged once, counters never wait',
   { skip: redisUrl ? false : 'REDIS_URL is not set (.ci/run sets it)' },

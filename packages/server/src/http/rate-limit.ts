@@ -33,6 +33,8 @@ export interface RateCounters {
 export const REDIS_COMMAND_TIMEOUT_MS = 250;
 /** After a failed command, Redis is left alone this long (a hung server must not cost every request the timeout). */
 const REDIS_RETRY_AFTER_MS = 1_000;
+/** How long the start waits for the first connection before serving with in-process counters. */
+const FIRST_CONNECTION_MS = 2_000;
 
 // INCR with the window's expiry set by the first hit; PTTL -1 (an expiry lost) restarts the window.
 const HIT_SCRIPT = `
@@ -122,6 +124,11 @@ export function createRateCounters({ redisUrl, logger }: { redisUrl: string | un
   let settle: () => void = () => {};
   const connected = new Promise<void>((resolve) => {
     settle = resolve;
+    // A server that accepts but never answers gives neither `ready` nor `error`: the start does not wait for it.
+    setTimeout(() => {
+      if (redis.status !== 'ready') markDown(new Error(`no answer from redis within ${FIRST_CONNECTION_MS} ms`));
+      resolve();
+    }, FIRST_CONNECTION_MS).unref();
   });
   redis.on('ready', () => {
     markUp();
