@@ -262,11 +262,11 @@ export const INVALID_KEYS_PER_IP = 30;
 
 /**
  * A per-address cap on unknown API keys: each random key would otherwise get its own bucket and a database lookup.
- * Past `max` unknown keys in a window, the address's requests with keys not seen valid lately share one bucket and
- * are answered 429 before any lookup, until the window ends.
+ * Past `max` unknown keys in a window, the address's requests with keys this process has not seen authenticate lately
+ * share one bucket and are answered 429 before any lookup, until the window ends.
  */
 export function createInvalidKeyGuard({ counters, max = INVALID_KEYS_PER_IP }: { counters: RateCounters; max?: number }) {
-  /** Keys that authenticated lately: a customer's own key keeps working from an address that also sends bad ones. */
+  /** Keys that authenticated lately (any address): a key in use keeps working from an address that sends bad ones. */
   const recentlyValid = new LruMap<true>(10_000, 10 * 60_000);
   const counterKey = (request: FastifyRequest) => `parley:badkeys:${request.ip}`;
 
