@@ -30,7 +30,7 @@ export interface RateCounters {
 }
 
 /** How long a Redis command may take before the request counts in this process instead. */
-export const REDIS_COMMAND_TIMEOUT_MS = 250;
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
 /** After a failed command, Redis is left alone this long (a hung server must not cost every request the timeout). */
 const REDIS_RETRY_AFTER_MS = 1_000;
 /** How long the start waits for the first connection before serving with in-process counters. */
