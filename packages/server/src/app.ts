@@ -1,7 +1,6 @@
 // buildApp: the whole HTTP application, from config and dependencies. No listen, no environment reads.
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { createAgentService } from './agent/agent-service.ts';
 import { createAgentStore } from './agent/agent-store.ts';
 import { createKnowledgeBaseEngine } from './agent/engines/knowledge-base-engine.ts';
@@ -40,6 +39,7 @@ import { registerErrorHandler } from './http/error-handler.ts';
 import { registerChatRoutes } from './http/public/chats-routes.ts';
 import { gateway } from './http/public/gateway.ts';
 import { createUploadReader } from './http/public/uploads.ts';
+import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts';
 import { registerTagRoutes } from './http/public/tags-routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
@@ -77,6 +77,8 @@ export interface AppDeps {
   listen?: Listen;
   /** The delivery worker's safety-net poll (default 500 ms). */
   deliveryPollMs?: number;
+  /** Console login attempts per client address per minute (default 20; test suites log in more often). */
+  loginAttemptsPerIp?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -101,13 +103,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined;
-  if (redis) {
-    redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-    app.addHook('onClose', async () => {
-      await redis.quit().catch(() => redis.disconnect());
-    });
-  }
+  // Rate-limit counters: Redis when configured (down: this process's own, until it is back).
+  const counters = createRateCounters({ redisUrl: config.redisUrl, logger });
+  app.addHook('onClose', () => counters.close());
+  await counters.connected;
+  const invalidKeys = createInvalidKeyGuard({ counters });
 
   const secretBox = createSecretBox(config.secretsKey);
   const channelsStoreOf = (executor: Executor) => createChannelsStore(executor, secretBox);
@@ -203,9 +203,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('preClose', () => liveFeed.stop());
 
+  // 200 either way: a process whose Redis is down still serves (with its own counters); a load balancer keeps it.
   app.get('/healthz', async () => {
     await db.execute('select 1');
-    return { status: 'ok' };
+    return counters.redisState() === 'down' ? { status: 'degraded', redis: 'down' } : { status: 'ok' };
   });
 
   await app.register(docs);
@@ -214,6 +215,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(consoleApi, {
     prefix: '/console/v1',
     auth: consoleAuth,
+    rateLimitMax: config.rateLimitMax,
+    ...(deps.loginAttemptsPerIp !== undefined ? { loginAttemptsPerIp: deps.loginAttemptsPerIp } : {}),
+    counters,
     routes: (api) => {
       registerChannelRoutes(api, channels);
       registerKnowledgeRoutes(api, knowledge);
@@ -226,14 +230,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     prefix: '/api/v1',
     authenticator,
     rateLimitMax: config.rateLimitMax,
-    redis,
+    counters,
+    invalidKeys,
     routes: (api) => {
       registerChatRoutes(api, chats);
       registerTagRoutes(api, tags);
       registerMessageRoutes(api, messages, feedback, createUploadReader(fileStorage));
     },
   });
-  await app.register(demoApi, { prefix: '/demo/v1', authenticator, pets: createPetsService({ db, petsStore: createPetsStore }) });
+  await app.register(demoApi, {
+    prefix: '/demo/v1',
+    authenticator,
+    pets: createPetsService({ db, petsStore: createPetsStore }),
+    rateLimitMax: config.rateLimitMax,
+    counters,
+    invalidKeys,
+  });
 
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.
   if (deps.workers ?? true) {

@@ -67,6 +67,7 @@ export const Errors = {
       'loginLocked',
       { minutes },
     ),
+  loginRateLimited: plain(429, 'loginRateLimited', 'Too many login attempts from this address; try again later'),
   channelNotFound: plain(404, 'channelNotFound', 'Channel not found'),
   consoleChatNotFound: plain(404, 'consoleChatNotFound', 'Chat not found'),
   unknownChannelKind: (kind: string, kinds: readonly string[]) =>

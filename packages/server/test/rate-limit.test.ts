@@ -1,9 +1,14 @@
 // Rate limit (spec, Limits): 300 requests per 10 s per API key, headers on every response, exact 429 body.
-// With REDIS_URL set the counters live in Redis (several API processes share them); otherwise in memory.
+// With REDIS_URL set the counters live in Redis (several API processes share them); otherwise in memory, and in
+// memory too while Redis is unreachable. The console and the demo catalog use the same limiter per token.
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, test } from 'node:test';
-import { startTestApp, type TestApp, type TestResponse } from './support/harness.ts';
+import { after, before, describe, test } from 'node:test';
+import { eventually } from './support/events.ts';
+import { PASSWORD, startTestApp, type TestApp, type TestResponse } from './support/harness.ts';
 
 const redisUrl = process.env.REDIS_URL;
 let t: TestApp;
@@ -98,3 +103,327 @@ test(
     }
   },
 );
+
+/**
+ * Sends `max` requests, then one more: the last must be refused. When the window rolled over meanwhile (a loaded
+ * machine), the round is tried again with a new caller.
+ */
+async function exhaust(
+  newCaller: () => Promise<(i: number) => Promise<TestResponse>>,
+  max: number,
+): Promise<{ send: (i: number) => Promise<TestResponse>; passed: TestResponse[]; limited: TestResponse }> {
+  for (let round = 0; ; round += 1) {
+    const send = await newCaller();
+    const started = Date.now();
+    const passed: TestResponse[] = [];
+    for (let i = 0; i < max; i += 1) passed.push(await send(i));
+    const limited = await send(max);
+    const firstReset = Number(passed[0]?.headers.get('ratelimit-reset'));
+    if (limited.status === 429 || Date.now() - started >= (firstReset - 1) * 1000 || round === 2) return { send, passed, limited };
+  }
+}
+
+function assertLimitHeaders(res: TestResponse, policy: string, limit: number, remaining: number) {
+  assert.equal(res.headers.get('ratelimit-policy'), policy);
+  assert.equal(res.headers.get('ratelimit-limit'), String(limit));
+  assert.equal(res.headers.get('ratelimit-remaining'), String(remaining));
+  const reset = Number(res.headers.get('ratelimit-reset'));
+  assert.ok(Number.isInteger(reset) && reset >= 0, `reset ${reset}`);
+}
+
+describe('console and demo: the same limit per token', () => {
+  let small: TestApp;
+  before(async () => {
+    small = await startTestApp({ rateLimitMax: 5, redisUrl });
+  });
+  after(() => small.close());
+
+  test('console: 5 requests per token per 10 s, then 429; another token is not affected', async () => {
+    const other = await small.createConsoleUser();
+    const { passed, limited } = await exhaust(async () => {
+      const { token } = await small.createConsoleUser();
+      return () => small.console(token, 'GET', '/channels/all/');
+    }, 5);
+    assert.deepEqual(passed.map((r) => r.status), [200, 200, 200, 200, 200]);
+    passed.forEach((res, i) => assertLimitHeaders(res, '5;w=10', 5, 4 - i));
+    assert.equal(limited.status, 429);
+    assert.equal(limited.text, '{"message":"Too many requests","code":429}');
+    assertLimitHeaders(limited, '5;w=10', 5, 0);
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    assert.equal((await small.console(other.token, 'GET', '/channels/all/')).status, 200);
+  });
+
+  test('console: requests with invalid tokens share their address\'s bucket', async () => {
+    const { passed, limited } = await exhaust(async () => {
+      const own = await startTestApp({ rateLimitMax: 5, redisUrl, database: small.database });
+      apps.push(own);
+      const from = randomLoopback();
+      return (i) => requestFrom(own, 'GET', '/console/v1/channels/all/', from, { authorization: `Bearer not-a-token-${i}` });
+    }, 5);
+    assert.deepEqual(passed.map((r) => r.status), [401, 401, 401, 401, 401]);
+    passed.forEach((res, i) => assertLimitHeaders(res, '5;w=10', 5, 4 - i));
+    assert.equal(limited.status, 429);
+  });
+
+  test('demo: 5 requests per key per 10 s, then 429 as the Error resource; another key is not affected', async () => {
+    const other = await small.createAccount();
+    const { passed, limited } = await exhaust(async () => {
+      const { key } = await small.createAccount();
+      return () => small.request('GET', '/demo/v1/pets', { headers: { authorization: `Bearer ${key}` } });
+    }, 5);
+    assert.deepEqual(passed.map((r) => r.status), [200, 200, 200, 200, 200]);
+    passed.forEach((res, i) => assertLimitHeaders(res, '5;w=10', 5, 4 - i));
+    assert.equal(limited.status, 429);
+    assert.deepEqual(limited.body, { code: 'too_many_requests', message: 'Too many requests', status: 429 });
+    assertLimitHeaders(limited, '5;w=10', 5, 0);
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    assert.equal((await small.request('GET', '/demo/v1/pets', { headers: { authorization: `Bearer ${other.key}` } })).status, 200);
+  });
+});
+
+const apps: TestApp[] = [];
+after(() => Promise.all(apps.map((app) => app.close())));
+
+test('unknown API keys: past 30 from one address, its unknown keys share one bucket and get 429 without a lookup', async () => {
+  const own = await startTestApp({ redisUrl });
+  apps.push(own);
+  // An address of its own: with Redis, counts outlive the app.
+  const from = randomLoopback();
+  const api = (key: string, path: string) => requestFrom(own, 'GET', `/api/v1${path}`, from, { authorization: key });
+  const { key } = await own.createAccount();
+  assert.equal((await api(key, '/chats/chat?limit=1')).status, 200);
+  const { key: unusedKey } = await own.createAccount();
+  let refused: TestResponse | undefined;
+  for (let round = 0; round < 3 && !refused; round += 1) {
+    const started = Date.now();
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i += 1) statuses.push((await api(`prl_random-${round}-${i}`, '/chats/chat')).status);
+    assert.deepEqual(statuses, Array(30).fill(404));
+    const next = await api(`prl_random-${round}-next`, '/chats/chat');
+    if (next.status === 429) refused = next;
+    else assert.ok(Date.now() - started > 9_000, `31st unknown key answered ${next.status} within the window`);
+  }
+  assert.ok(refused);
+  assert.equal(refused.text, '{"message":"Too many requests","code":429}');
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+  // One bucket for the address, whatever the key: a fresh key no longer gets a fresh bucket.
+  const again = await api('prl_yet-another', '/chats/chat');
+  assert.equal(again.status, 429);
+  assert.equal(Number(again.headers.get('ratelimit-remaining')), Number(refused.headers.get('ratelimit-remaining')) - 1);
+  // A key that worked from this address lately still works; the demo catalog counts the same keys.
+  assert.equal((await api(key, '/chats/chat?limit=1')).status, 200);
+  assert.equal((await requestFrom(own, 'GET', '/demo/v1/pets', from, { authorization: 'Bearer prl_random-demo' })).status, 429);
+  // A valid key not seen from here lately waits for the window's end too (it cannot be told from a guess).
+  assert.equal((await api(unusedKey, '/chats/chat')).status, 429);
+});
+
+test('console login: attempts per address are limited, whatever the e-mail', async () => {
+  const own = await startTestApp({ redisUrl, loginAttemptsPerIp: 3 });
+  apps.push(own);
+  const { email } = await own.createAccount();
+  // An address of its own (Redis keeps counts across runs); a window of a minute starts at its first attempt.
+  const [from, elsewhere] = [randomLoopback(), randomLoopback()];
+  const statuses = [];
+  for (let i = 0; i < 3; i += 1) statuses.push((await loginFrom(own, { email: `nobody${i}@example.com`, password: 'x' }, from)).status);
+  assert.deepEqual(statuses, [401, 401, 401]);
+  const limited = await loginFrom(own, { email, password: PASSWORD }, from);
+  assert.equal(limited.status, 429);
+  assert.equal(limited.text, '{"message":"Too many login attempts from this address; try again later","statusCode":429}');
+  assertLimitHeaders(limited, '3;w=60', 3, 0);
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  // Another address is not affected.
+  assert.equal((await loginFrom(own, { email, password: PASSWORD }, elsewhere)).status, 200);
+});
+
+test('a stranger\'s failed logins lock the e-mail for the stranger\'s address only', async () => {
+  const own = await startTestApp({ redisUrl });
+  apps.push(own);
+  const { email } = await own.createAccount();
+  for (let i = 0; i < 10; i += 1) assert.equal((await loginFrom(own, { email, password: 'guess' }, '127.0.0.3')).status, 401);
+  const locked = await loginFrom(own, { email, password: PASSWORD }, '127.0.0.3');
+  assert.equal(locked.status, 429);
+  // The owner, elsewhere, logs in.
+  const owner = await loginFrom(own, { email, password: PASSWORD });
+  assert.equal(owner.status, 200, owner.text);
+});
+
+/** Some address of 127.0.0.0/8 other than 127.0.0.1. */
+function randomLoopback(): string {
+  const byte = () => 1 + Math.floor(Math.random() * 250);
+  return `127.${byte()}.${byte()}.${byte()}`;
+}
+
+/** A console login sent from a chosen local address. */
+function loginFrom(app: TestApp, body: { email: string; password: string }, from = '127.0.0.1'): Promise<TestResponse> {
+  return requestFrom(app, 'POST', '/console/v1/auth/login', from, { 'content-type': 'application/json' }, JSON.stringify(body));
+}
+
+/** A request sent from a chosen local address (the loopback network is 127.0.0.0/8). */
+async function requestFrom(
+  app: TestApp,
+  method: string,
+  path: string,
+  from: string,
+  headers: Record<string, string> = {},
+  payload?: string,
+): Promise<TestResponse> {
+  const target = new URL(path, app.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method,
+        localAddress: from,
+        headers: { ...headers, ...(payload === undefined ? {} : { 'content-length': Buffer.byteLength(payload) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body: text ? (JSON.parse(text) as unknown) : undefined, text });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+describe('Redis unreachable', () => {
+  let down: TestApp;
+  before(async () => {
+    down = await startTestApp({ redisUrl: `redis://127.0.0.1:${await closedPort()}`, rateLimitMax: 5 });
+  });
+  after(() => down.close());
+
+  test('/healthz says degraded with 200, requests do not wait, and the limit holds in the process', async () => {
+    const health = await down.request('GET', '/healthz');
+    assert.equal(health.status, 200);
+    assert.equal(health.text, '{"status":"degraded","redis":"down"}');
+    const { key } = await down.createAccount();
+    const started = performance.now();
+    const first = await down.api(key, '/chats/chat', { limit: '1' });
+    assert.ok(performance.now() - started < 1_000, `a request waited ${performance.now() - started} ms`);
+    assert.equal(first.status, 200);
+    const { passed, limited } = await exhaust(async () => {
+      const account = await down.createAccount();
+      return () => down.api(account.key, '/chats/chat', { limit: '1' });
+    }, 5);
+    passed.forEach((res, i) => assertLimitHeaders(res, '5;w=10', 5, 4 - i));
+    assert.equal(limited.status, 429);
+    assertLimitHeaders(limited, '5;w=10', 5, 0);
+    // Logged once, not per request or per reconnection attempt.
+    assert.equal(down.logs.filter((line) => line.includes('redis unreachable')).length, 1);
+  });
+});
+
+test('a Redis that accepts connections but never answers: the start and the requests do not wait for it', async () => {
+  const sockets = new Set<Socket>();
+  const silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const app = await startTestApp({ redisUrl: `redis://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+    apps.push(app);
+    assert.equal((await app.request('GET', '/healthz')).text, '{"status":"degraded","redis":"down"}');
+    const { key } = await app.createAccount();
+    const started = performance.now();
+    const res = await app.api(key, '/chats/chat', { limit: '1' });
+    assert.ok(performance.now() - started < 1_000, `a request waited ${performance.now() - started} ms`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('ratelimit-remaining'), '299');
+    assert.equal(app.logs.filter((line) => line.includes('redis unreachable')).length, 1);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
+test(
+  'Redis going away and coming back: degraded then ok, each logged once, counters never wait',
+  { skip: redisUrl ? false : 'REDIS_URL is not set (.ci/run sets it)' },
+  async () => {
+    const target = new URL(redisUrl ?? '');
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const app = await startTestApp({ redisUrl: `redis://127.0.0.1:${proxy.port}`, rateLimitMax: 1000 });
+    apps.push(app);
+    try {
+      const health = await app.request('GET', '/healthz');
+      assert.equal(health.text, '{"status":"ok"}');
+      const { key } = await app.createAccount();
+      const shared = await app.api(key, '/chats/chat', { limit: '1' });
+      assert.equal(shared.headers.get('ratelimit-remaining'), '999');
+
+      await proxy.stop();
+      const started = performance.now();
+      const during = await app.api(key, '/chats/chat', { limit: '1' });
+      assert.ok(performance.now() - started < 1_000, `a request waited ${performance.now() - started} ms`);
+      assert.equal(during.status, 200);
+      assert.equal((await app.request('GET', '/healthz')).text, '{"status":"degraded","redis":"down"}');
+
+      await proxy.start();
+      await eventually(async () => (await app.request('GET', '/healthz')).text === '{"status":"ok"}', 15_000);
+      // Shared counters again: the key's window in Redis went on from where it was.
+      const back = await app.api(key, '/chats/chat', { limit: '1' });
+      assert.ok(Number(back.headers.get('ratelimit-remaining')) <= 998);
+      assert.equal(app.logs.filter((line) => line.includes('redis unreachable')).length, 1);
+      assert.equal(app.logs.filter((line) => line.includes('redis reachable again')).length, 1);
+    } finally {
+      await proxy.stop();
+    }
+  },
+);
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A TCP proxy to Redis on a fixed local port that the test can stop (connections cut) and start again. */
+async function startTcpProxy(host: string, port: number) {
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let listenPort = 0;
+  const start = async () => {
+    const created = createServer((client) => {
+      const upstream = connect(port, host);
+      sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+    });
+    await new Promise<void>((resolve) => created.listen(listenPort, '127.0.0.1', resolve));
+    listenPort = (created.address() as AddressInfo).port;
+    server = created;
+  };
+  await start();
+  return {
+    get port() {
+      return listenPort;
+    },
+    start,
+    async stop() {
+      const current = server;
+      server = undefined;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+      if (current) await new Promise<void>((resolve) => current.close(() => resolve()));
+    },
+  };
+}

@@ -1,5 +1,5 @@
 // SQL of accounts and API keys.
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { accounts, apiKeys, loginThrottle } from '../db/schema.ts';
@@ -73,25 +73,26 @@ export function createAccountsStore(db: Executor) {
       return rows.length > 0;
     },
 
-    async loginThrottle(email: string) {
-      const [row] = await db.select().from(loginThrottle).where(eq(loginThrottle.email, email));
+    async loginThrottle(email: string, ip: string) {
+      const [row] = await db.select().from(loginThrottle).where(and(eq(loginThrottle.email, email), eq(loginThrottle.ip, ip)));
       return row;
     },
 
     /**
-     * Counts one failed login in a window that starts at the first failure; the `max`-th failure in a window
-     * locks the e-mail until `now + lockMs`. One statement, so concurrent failures all count.
+     * Counts one failed login of an e-mail from an address in a window that starts at the first failure; the `max`-th
+     * failure in a window locks the e-mail for that address until `now + lockMs`. One statement, so concurrent
+     * failures all count.
      */
-    async recordLoginFailure(email: string, now: Date, windowMs: number, max: number, lockMs: number) {
+    async recordLoginFailure(email: string, ip: string, now: Date, windowMs: number, max: number, lockMs: number) {
       const windowStart = new Date(now.getTime() - windowMs).toISOString();
       const lockedUntil = new Date(now.getTime() + lockMs).toISOString();
       const stale = sql`${loginThrottle.windowStartedAt} < ${windowStart}::timestamptz`;
       const failures = sql`CASE WHEN ${stale} THEN 1 ELSE ${loginThrottle.failures} + 1 END`;
       await db
         .insert(loginThrottle)
-        .values({ email, failures: 1, windowStartedAt: now, lockedUntil: max <= 1 ? new Date(lockedUntil) : null })
+        .values({ email, ip, failures: 1, windowStartedAt: now, lockedUntil: max <= 1 ? new Date(lockedUntil) : null })
         .onConflictDoUpdate({
-          target: loginThrottle.email,
+          target: [loginThrottle.email, loginThrottle.ip],
           set: {
             failures,
             windowStartedAt: sql`CASE WHEN ${stale} THEN ${now.toISOString()}::timestamptz ELSE ${loginThrottle.windowStartedAt} END`,
@@ -100,8 +101,8 @@ export function createAccountsStore(db: Executor) {
         });
     },
 
-    async clearLoginFailures(email: string) {
-      await db.delete(loginThrottle).where(eq(loginThrottle.email, email));
+    async clearLoginFailures(email: string, ip: string) {
+      await db.delete(loginThrottle).where(and(eq(loginThrottle.email, email), eq(loginThrottle.ip, ip)));
     },
 
     /** The key with its account's subscription state, in one round trip (the gateway's hot path). */

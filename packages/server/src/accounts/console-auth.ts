@@ -1,4 +1,4 @@
-// Console login (e-mail + password → short-lived JWT) with per-e-mail throttling of failed attempts.
+// Console login (e-mail + password → short-lived JWT) with throttling of failed attempts per e-mail and address.
 import { createSigner, createVerifier } from 'fast-jwt';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -17,7 +17,7 @@ export interface LoginThrottlePolicy {
   lockMs: number;
 }
 
-/** 10 failed logins within 15 minutes lock that e-mail for 15 minutes. */
+/** 10 failed logins within 15 minutes lock that e-mail for 15 minutes, from the address they came from only. */
 export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = { maxFailures: 10, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
 export const TOKEN_TTL_MS = 60 * 60_000;
 
@@ -38,34 +38,47 @@ export function createConsoleAuth({ store, clock, jwtSecret, throttle = DEFAULT_
   // Compared against when the e-mail is unknown, so both cases take the time of one scrypt.
   const dummyHash = hashPassword('parley-dummy-password');
 
+  /** The account behind a bearer token, or 401. */
+  function authenticate(authorization: string | undefined): ConsoleAccount {
+    const match = /^Bearer (\S+)$/i.exec(authorization ?? '');
+    if (!match?.[1]) throw Errors.consoleUnauthorized();
+    try {
+      const claims = verify(match[1]) as { sub?: unknown; email?: unknown };
+      if (typeof claims.sub !== 'string' || typeof claims.email !== 'string') throw Errors.consoleUnauthorized();
+      return { accountId: claims.sub, email: claims.email };
+    } catch {
+      throw Errors.consoleUnauthorized();
+    }
+  }
+
   return {
-    async login(input: { email: string; password: string }): Promise<{ token: string }> {
+    /** `ip`: the client's address; failures lock the e-mail for it alone, so a stranger cannot lock the owner out. */
+    async login(input: { email: string; password: string }, ip: string): Promise<{ token: string }> {
       const email = normalizeEmail(input.email);
       const now = clock.now();
-      const throttled = await store.loginThrottle(email);
+      const throttled = await store.loginThrottle(email, ip);
       if (throttled?.lockedUntil && throttled.lockedUntil > now) {
         throw Errors.loginLocked(Math.ceil((throttled.lockedUntil.getTime() - now.getTime()) / 60_000));
       }
       const account = await store.findAccountByEmail(email);
       const valid = await verifyPassword(input.password, account?.passwordHash ?? (await dummyHash));
       if (!account || !valid) {
-        await store.recordLoginFailure(email, now, throttle.windowMs, throttle.maxFailures, throttle.lockMs);
+        await store.recordLoginFailure(email, ip, now, throttle.windowMs, throttle.maxFailures, throttle.lockMs);
         throw Errors.invalidCredentials();
       }
-      if (throttled) await store.clearLoginFailures(email);
+      if (throttled) await store.clearLoginFailures(email, ip);
       return { token: sign({ sub: account.id, email: account.email }) };
     },
 
-    /** The account behind a bearer token, or 401. */
-    authenticate(authorization: string | undefined): ConsoleAccount {
-      const match = /^Bearer (\S+)$/i.exec(authorization ?? '');
-      if (!match?.[1]) throw Errors.consoleUnauthorized();
+    authenticate,
+
+    /** Whether an Authorization header carries a valid token (the rate limit's bucket; no error). */
+    verifies(authorization: string | undefined): boolean {
       try {
-        const claims = verify(match[1]) as { sub?: unknown; email?: unknown };
-        if (typeof claims.sub !== 'string' || typeof claims.email !== 'string') throw Errors.consoleUnauthorized();
-        return { accountId: claims.sub, email: claims.email };
+        authenticate(authorization);
+        return true;
       } catch {
-        throw Errors.consoleUnauthorized();
+        return false;
       }
     },
   };

@@ -155,7 +155,8 @@ export function createAgentService(deps: AgentServiceDeps) {
       const sent = await db.transaction(async (tx) => {
         const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
         if (settled.length === 0) return false; // another run answered them
-        const current = await chatsStore(tx).find(accountId, chatId);
+        // Locked before the time is read: the reply, the trigger and a status change share a time in commit order.
+        const current = await chatsStore(tx).lockForUpdate(accountId, chatId);
         // Paused or banned while the engine was thinking: the reply is dropped.
         if (!current || current.paused || current.banned) return false;
         const now = clock.now();
@@ -193,7 +194,7 @@ export function createAgentService(deps: AgentServiceDeps) {
           await recordTaskStatus(
             tx,
             { chatsStore, channelsStore },
-            { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: now },
+            { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
           );
         }
         return true;

@@ -84,9 +84,14 @@ async function listCount(store: ChatsStore, { filter, page, tags }: ListArgument
 export async function recordTaskStatus(
   tx: Executor,
   deps: Pick<ChatsServiceDeps, 'chatsStore' | 'channelsStore'>,
-  change: { accountId: string; chatId: string; done: boolean; source: TaskStatusSource; at: Date },
+  change: { accountId: string; chatId: string; done: boolean; source: TaskStatusSource; at: () => Date },
 ): Promise<boolean> {
-  const { accountId, chatId, done, source, at } = change;
+  const { accountId, chatId, done, source } = change;
+  // `at` is called once the chat's row is locked, so racing changes get their changedAt in commit order (a receiver
+  // keeping the newest changedAt ends with the real status).
+  const locked = await deps.chatsStore(tx).lockForUpdate(accountId, chatId);
+  if (!locked || locked.taskDone === done) return false;
+  const at = change.at();
   const chat = await deps.chatsStore(tx).setTaskDone(accountId, chatId, done, at);
   if (!chat) return false;
   const payload = dialogStatusChangedEvent({
@@ -121,7 +126,7 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     source: TaskStatusSource,
   ): Promise<boolean> {
     const changed = await db.transaction((tx) =>
-      recordTaskStatus(tx, { chatsStore, channelsStore }, { accountId, chatId, done, source, at: clock.now() }),
+      recordTaskStatus(tx, { chatsStore, channelsStore }, { accountId, chatId, done, source, at: () => clock.now() }),
     );
     if (changed) eventsCommitted();
     return changed;

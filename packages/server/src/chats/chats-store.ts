@@ -194,6 +194,16 @@ export function createChatsStore(db: Executor) {
     },
 
     /** Sets the task status only when it differs, so concurrent identical commands change it (and emit) once. */
+    /** The chat, its row locked until the transaction ends (a change that must read the time after the lock). */
+    async lockForUpdate(accountId: string, chatId: string): Promise<ChatRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(chats)
+        .where(and(eq(chats.accountId, accountId), eq(chats.id, chatId)))
+        .for('update');
+      return row;
+    },
+
     async setTaskDone(accountId: string, chatId: string, done: boolean, now: Date): Promise<ChatRow | undefined> {
       const [row] = await db
         .update(chats)

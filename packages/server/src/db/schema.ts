@@ -156,13 +156,21 @@ export const channels = pgTable(
   (t) => [index('channels_account_id_idx').on(t.accountId, t.createdAt)],
 );
 
-/** Failed console logins per e-mail (throttling survives restarts and is shared by processes). */
-export const loginThrottle = pgTable('login_throttle', {
-  email: text('email').primaryKey(),
-  failures: integer('failures').notNull(),
-  windowStartedAt: timestamp('window_started_at', { withTimezone: true, precision: 3 }).notNull(),
-  lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
-});
+/**
+ * Failed console logins per e-mail and client address (throttling survives restarts and is shared by processes);
+ * per address, so a stranger's failures never lock the owner out.
+ */
+export const loginThrottle = pgTable(
+  'login_throttle',
+  {
+    email: text('email').notNull(),
+    ip: text('ip').notNull(),
+    failures: integer('failures').notNull(),
+    windowStartedAt: timestamp('window_started_at', { withTimezone: true, precision: 3 }).notNull(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [primaryKey({ columns: [t.email, t.ip] })],
+);
 
 export const chats = pgTable(
   'chats',

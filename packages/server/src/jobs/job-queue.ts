@@ -1,6 +1,8 @@
 // Durable background jobs in the database: enqueued in the caller's transaction, claimed with
 // FOR UPDATE SKIP LOCKED (several worker processes never run one job twice at once), retried with backoff.
 // A worker wakes at once when this process enqueues, and polls for jobs other processes enqueued.
+// A claimed job is leased for a short time that a heartbeat renews while it runs: a crashed holder's job is taken
+// by another process within seconds, and a slow job (a model call) is never taken twice.
 // A job may have a key: at most one job per key exists, and enqueueing a key whose job is running makes that
 // job run once more when it ends (one agent reply job per chat, never two at once, none missed).
 import { sql } from 'drizzle-orm';
@@ -26,9 +28,14 @@ export interface JobQueueOptions {
   pollMs?: number;
   concurrency?: number;
   maxAttempts?: number;
-  /** How long a claimed job is reserved before another worker may take it over (a crashed worker). */
-  lockMs?: number;
+  /** How long a claimed job is reserved unless renewed (JOB_LEASE_MS): another worker takes it over after that. */
+  leaseMs?: number;
+  /** How often the leases of running jobs are renewed (a fifth of the lease by default). */
+  heartbeatMs?: number;
 }
+
+/** The lease of a running job: a crashed holder's job is taken over after at most this long (plus a poll). */
+export const JOB_LEASE_MS = 10_000;
 
 interface ClaimedJob {
   id: string;
@@ -37,9 +44,15 @@ interface ClaimedJob {
   attempts: number;
 }
 
-export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrency = 8, maxAttempts = 5, lockMs = 60_000 }: JobQueueOptions) {
+export function createJobQueue(options: JobQueueOptions) {
+  const { db, logger, handlers, pollMs = 1000, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS } = options;
+  const heartbeatMs = options.heartbeatMs ?? leaseMs / 5;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let renewing = false;
+  /** Jobs running in this process: their leases are renewed until they end. */
+  const held = new Set<string>();
   let wakeRequested = false;
   let loop: Promise<void> | undefined;
   const inFlight = new Set<Promise<void>>();
@@ -47,7 +60,7 @@ export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrenc
   async function claim(limit: number): Promise<ClaimedJob[]> {
     return queryRows<ClaimedJob>(
       db,
-      sql`UPDATE ${jobs} SET locked_until = now() + ${`${lockMs} milliseconds`}::interval, attempts = attempts + 1
+      sql`UPDATE ${jobs} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
           WHERE id IN (
             SELECT id FROM ${jobs}
             WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
@@ -56,7 +69,33 @@ export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrenc
     );
   }
 
+  /** Extends the leases of the jobs running here, in one statement. */
+  async function renewLeases(): Promise<void> {
+    if (renewing || held.size === 0) return;
+    renewing = true;
+    try {
+      const ids = sql.join([...held].map((id) => sql`${id}::uuid`), sql`, `);
+      await db.execute(
+        sql`UPDATE ${jobs} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval
+            WHERE id IN (${ids}) AND locked_until IS NOT NULL`,
+      );
+    } catch (error) {
+      logger.warn({ err: error }, 'renewing job leases failed');
+    } finally {
+      renewing = false;
+    }
+  }
+
   async function run(job: ClaimedJob): Promise<void> {
+    held.add(job.id);
+    try {
+      await attempt(job);
+    } finally {
+      held.delete(job.id);
+    }
+  }
+
+  async function attempt(job: ClaimedJob): Promise<void> {
     try {
       const handler = handlers[job.kind] as (payload: unknown) => Promise<void>;
       await handler(job.payload);
@@ -138,6 +177,8 @@ export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrenc
       running = true;
       timer = setInterval(wake, pollMs);
       timer.unref();
+      heartbeat = setInterval(() => void renewLeases(), heartbeatMs);
+      heartbeat.unref();
       wake();
     },
     /** Stops claiming; jobs in flight finish, queued ones stay for the next start. */
@@ -145,7 +186,9 @@ export function createJobQueue({ db, logger, handlers, pollMs = 1000, concurrenc
       running = false;
       if (timer) clearInterval(timer);
       await loop;
+      // Jobs finishing keep their leases until they end.
       await Promise.allSettled([...inFlight]);
+      if (heartbeat) clearInterval(heartbeat);
     },
   };
 }

@@ -73,6 +73,9 @@ export function createDeliveryStore(db: Database) {
               WHERE id IN (
                 SELECT id FROM ${deliveries}
                 WHERE id IN (SELECT id FROM picked) AND (locked_until IS NULL OR locked_until < now())
+                  -- Checked again on the locked row: picked read the statement's snapshot, and another process may
+                  -- have claimed, sent and recorded the delivery since (the lock re-reads only these conditions).
+                  AND status = 'pending' AND next_attempt_at <= now()
                 FOR UPDATE SKIP LOCKED)
               RETURNING id, channel_id, attempts, event_id)
             SELECT claimed.id, claimed.channel_id AS "channelId", claimed.attempts, ${events.payload} AS payload,
@@ -80,6 +83,15 @@ export function createDeliveryStore(db: Database) {
             FROM claimed
             JOIN ${events} ON ${events.id} = claimed.event_id
             JOIN ${channels} ON ${channels.id} = claimed.channel_id`,
+      );
+    },
+
+    /** Extends the leases of claimed deliveries whose attempts are not recorded yet (the worker's heartbeat). */
+    async renewLeases(ids: readonly string[], leaseMs: number): Promise<void> {
+      if (ids.length === 0) return;
+      await db.execute(
+        sql`UPDATE ${deliveries} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval
+            WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}) AND status = 'pending' AND locked_until IS NOT NULL`,
       );
     },
 

@@ -18,8 +18,10 @@ export interface DeliveryWorkerOptions {
   perChannel?: number;
   /** Fallback poll for deliveries made by other processes. */
   pollMs?: number;
-  /** Reservation of a claimed delivery; longer than one attempt (2 s) by a wide margin. */
-  lockMs?: number;
+  /** Lease of a claimed delivery (DELIVERY_LEASE_MS), renewed until its attempt is recorded. */
+  leaseMs?: number;
+  /** How often the leases of attempts not yet recorded are renewed (a quarter of the lease by default). */
+  heartbeatMs?: number;
   /** This process owns the database (PGlite): reservations left by a crash are released at start. */
   ownsDatabase?: boolean;
   /** Delivered rows older than this are pruned (hourly). */
@@ -30,9 +32,21 @@ const PRUNE_EVERY_MS = 60 * 60_000;
 /** Requests in flight at most, per process and per channel (one receiver never holds more). */
 export const DELIVERY_CONCURRENCY = 128;
 export const DELIVERY_PER_CHANNEL = 16;
+/**
+ * Lease of a claimed delivery. An attempt lasts at most 2 s and is recorded as soon as its answer comes (batched
+ * with the attempts that end meanwhile), and a heartbeat renews the lease until then: a delivery sent by a process
+ * that died before recording it is sent again by another process after at most this long (plus a poll).
+ */
+export const DELIVERY_LEASE_MS = 4_000;
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
-  const { store, client, secrets, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL, pollMs = 500, lockMs = 15_000 } = options;
+  const { store, client, secrets, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL, pollMs = 500 } = options;
+  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
+  const heartbeatMs = options.heartbeatMs ?? leaseMs / 4;
+  /** Claimed here and not yet recorded: their leases are renewed. */
+  const held = new Set<string>();
+  let heartbeat: NodeJS.Timeout | undefined;
+  let renewing = false;
   const retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60_000;
   const inFlightByChannel = new Map<string, number>();
   let inFlight = 0;
@@ -75,6 +89,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     };
   }
 
+  async function renewLeases(): Promise<void> {
+    if (renewing || held.size === 0) return;
+    renewing = true;
+    try {
+      await store.renewLeases([...held], leaseMs);
+    } catch (error) {
+      logger.warn({ err: error }, 'renewing delivery leases failed');
+    } finally {
+      renewing = false;
+    }
+  }
+
   async function record(attempt: RecordedAttempt): Promise<void> {
     await recorder.record(attempt);
     const { delivery, result, endedAt } = attempt;
@@ -105,6 +131,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       if (refill) capped.delete(channelId);
       if (refill || (backlog && inFlight <= concurrency / 2)) claimSoon();
     };
+    held.add(delivery.id);
     const task = send(delivery)
       .then((attempt) => {
         release();
@@ -113,6 +140,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt crashed'))
       .finally(() => {
         release();
+        held.delete(delivery.id);
         tasks.delete(task);
       });
     tasks.add(task);
@@ -125,7 +153,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       if (room <= 0) return;
       backlog = false;
       const busy = new Map(inFlightByChannel);
-      const claimed = await store.claim(room, lockMs, perChannel, busy);
+      const claimed = await store.claim(room, leaseMs, perChannel, busy);
       // A full claim may have left more behind (a wake-up during the claim has set it again already).
       if (claimed.length === room) backlog = true;
       for (const delivery of claimed) busy.set(delivery.channelId, (busy.get(delivery.channelId) ?? 0) + 1);
@@ -169,6 +197,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       running = true;
       poll = setInterval(wake, pollMs);
       poll.unref();
+      heartbeat = setInterval(() => void renewLeases(), heartbeatMs);
+      heartbeat.unref();
       const pruneOld = () =>
         store.pruneDelivered(new Date(Date.now() - retentionMs)).catch((error: unknown) => logger.error({ err: error }, 'delivery pruning failed'));
       await pruneOld();
@@ -186,6 +216,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       for (const timer of timers) clearTimeout(timer);
       await claiming;
       await Promise.allSettled([...tasks]);
+      if (heartbeat) clearInterval(heartbeat);
     },
   };
 }

@@ -70,6 +70,8 @@ export interface TestAppOptions {
   deliveryPollMs?: number;
   /** pino level of the app's log (default info). */
   logLevel?: LogLevel;
+  /** Console login attempts per address per minute; high by default, since every test logs in from 127.0.0.1. */
+  loginAttemptsPerIp?: number;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -101,6 +103,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
     ...(options.deliveryPollMs !== undefined ? { deliveryPollMs: options.deliveryPollMs } : {}),
     listen: database.listen,
+    loginAttemptsPerIp: options.loginAttemptsPerIp ?? 100_000,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

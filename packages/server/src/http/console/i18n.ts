@@ -18,6 +18,7 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   unauthorized: () => 'Требуется авторизация',
   invalidCredentials: () => 'Неверный e-mail или пароль',
   loginLocked: (p) => `Слишком много неудачных попыток входа для этого e-mail; повторите через ${p.minutes} мин`,
+  loginRateLimited: () => 'Слишком много попыток входа с этого адреса; повторите позже',
   channelNotFound: () => 'Канал не найден',
   consoleChatNotFound: () => 'Чат не найден',
   unknownChannelKind: (p) => `Неизвестный тип канала «${p.kind}»; допустимые: ${p.kinds}`,

@@ -8,6 +8,8 @@ import { parse as parseLosslessJson } from 'lossless-json';
 import { apiKeyHash, type ApiKeyAuthenticator } from '../../accounts/api-key-auth.ts';
 import type { PetsService } from '../../demo/pets-service.ts';
 import { DomainError } from '../../errors.ts';
+import { authenticateKey } from '../public/gateway.ts';
+import { afterRateLimit, registerRateLimit, type InvalidKeyGuard, type RateCounters } from '../rate-limit.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
 import { checkingStorableText } from '../validation.ts';
 
@@ -21,6 +23,9 @@ declare module 'fastify' {
 export interface DemoOptions {
   authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>;
   pets: PetsService;
+  rateLimitMax: number;
+  counters: RateCounters;
+  invalidKeys: InvalidKeyGuard;
 }
 
 const INT64_MIN = -(2n ** 63n);
@@ -108,8 +113,9 @@ function reasonOf(error: DomainError): string {
   }
 }
 
-export const demoApi: FastifyPluginAsync<DemoOptions> = async (fastify, { authenticator, pets }) => {
+export const demoApi: FastifyPluginAsync<DemoOptions> = async (fastify, { authenticator, pets, rateLimitMax, counters, invalidKeys }) => {
   fastify.decorateRequest('demoAccountId', undefined);
+  fastify.decorateRequest('keyRefused', false);
   fastify.setValidatorCompiler(demoValidatorCompiler);
   // JSON only: any other body type (text/plain included) is a 415.
   fastify.removeContentTypeParser(['application/json', 'text/plain']);
@@ -127,19 +133,34 @@ export const demoApi: FastifyPluginAsync<DemoOptions> = async (fastify, { authen
 
   const prefix = fastify.prefix;
   await fastify.register(async (scope) => {
-    const app: TypedApp = scope.withTypeProvider();
-    app.addHook('onRequest', async (request, reply) => {
+    // The same limiter as /api/v1 (its own buckets): per API key, by address without one.
+    const keyOf = (request: FastifyRequest) => {
       const match = BEARER.exec(request.headers.authorization ?? '');
+      return match?.[1] ? apiKeyHash(match[1]) : undefined;
+    };
+    await registerRateLimit(scope, {
+      counters,
+      max: rateLimitMax,
+      prefix: 'parley:rate:demo:',
+      keyGenerator: async (request) => {
+        const keyHash = keyOf(request);
+        request.keyRefused = await invalidKeys.refused(request, keyHash);
+        return request.keyRefused ? `refused:${request.ip}` : (keyHash ?? `ip:${request.ip}`);
+      },
+    });
+    const app: TypedApp = scope.withTypeProvider();
+    afterRateLimit(scope, async (request, reply) => {
+      const keyHash = keyOf(request);
       try {
-        if (!match?.[1]) {
+        if (keyHash === undefined) {
           throw unauthorized(
             request.headers.authorization ? 'Authorization must be "Bearer <API key>"' : 'Missing API key',
           );
         }
-        const principal = await authenticator.authenticate(apiKeyHash(match[1]), undefined);
+        const principal = await authenticateKey(authenticator, invalidKeys, request, reply, keyHash, undefined);
         request.demoAccountId = principal.accountId;
       } catch (error) {
-        if (!(error instanceof DomainError) || error.status >= 500) throw error;
+        if (!(error instanceof DomainError) || error.status >= 500 || error.status === 429) throw error;
         reply.header('www-authenticate', 'Bearer realm="demo"');
         throw error.status === 401 && error.key === 'unauthorized' ? error : unauthorized(reasonOf(error));
       }

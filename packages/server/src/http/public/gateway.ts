@@ -1,28 +1,30 @@
 // The public API gateway (`/api/v1`): rate limit, API-key authentication and scopes in front of every route
 // (spec, Authentication and Limits).
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { apiKeyHash, type ApiKeyAuthenticator, type Principal } from '../../accounts/api-key-auth.ts';
-import { Errors } from '../../errors.ts';
+import { DomainError, Errors } from '../../errors.ts';
+import { afterRateLimit, registerRateLimit, type InvalidKeyGuard, type RateCounters } from '../rate-limit.ts';
 import type { TypedApp } from '../route-options.ts';
 import { registerUploads } from './uploads.ts';
+
+export { RATE_LIMIT_WINDOW_MS } from '../rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** SHA-256 of the Authorization header: the rate-limit bucket and the key lookup use it, never the key. */
     apiKeyHash: string | undefined;
     principal: Principal | undefined;
+    /** Refused before any key lookup: its address sent too many unknown keys (see ../rate-limit.ts). */
+    keyRefused: boolean;
   }
 }
-
-export const RATE_LIMIT_WINDOW_MS = 10_000;
 
 export interface GatewayOptions {
   authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>;
   rateLimitMax: number;
-  /** Shared counters for several API processes; in memory when absent. */
-  redis: Redis | undefined;
+  /** The rate-limit counters (Redis shared by API processes, or this process). */
+  counters: RateCounters;
+  invalidKeys: InvalidKeyGuard;
   /** Registers the routes behind the gateway. */
   routes: (app: TypedApp) => void;
 }
@@ -33,43 +35,61 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/**
+ * Authenticates an API key, counting unknown keys against the caller's address; a request already refused for
+ * too many unknown keys gets its 429 without a lookup. Shared by the public API and the demo catalog.
+ */
+export async function authenticateKey(
+  authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>,
+  invalidKeys: InvalidKeyGuard,
+  request: FastifyRequest,
+  reply: { header(name: string, value: string): unknown },
+  keyHash: string | undefined,
+  scope: string | undefined,
+): Promise<Principal> {
+  if (request.keyRefused) return invalidKeys.refuse(request, reply);
+  try {
+    const principal = await authenticator.authenticate(keyHash, scope);
+    if (keyHash !== undefined) invalidKeys.validKey(keyHash);
+    return principal;
+  } catch (error) {
+    // `Key not found`: a key no account has (a missing key is counted by the address's own bucket).
+    if (error instanceof DomainError && error.bodyKind === 'auth' && error.status === 404) await invalidKeys.unknownKey(request);
+    throw error;
+  }
+}
+
 export const gateway: FastifyPluginAsync<GatewayOptions> = async (app, options) => {
-  const { authenticator, rateLimitMax, redis } = options;
-  const allHeaders = { 'ratelimit-limit': true, 'ratelimit-remaining': true, 'ratelimit-reset': true } as const;
+  const { authenticator, rateLimitMax, counters, invalidKeys } = options;
 
   app.decorateRequest('apiKeyHash', undefined);
   app.decorateRequest('principal', undefined);
+  app.decorateRequest('keyRefused', false);
   app.addHook('onRequest', async (request) => {
     request.apiKeyHash = apiKeyHash(request.headers.authorization);
   });
 
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
+  await registerRateLimit(app, {
+    counters,
     max: rateLimitMax,
-    timeWindow: RATE_LIMIT_WINDOW_MS,
-    keyGenerator: (request) => request.apiKeyHash ?? `ip:${request.ip}`,
-    enableDraftSpec: true,
-    addHeaders: { ...allHeaders, 'retry-after': true },
-    addHeadersOnExceeding: allHeaders,
-    ...(redis ? { redis, nameSpace: 'parley:rate:' } : {}),
-    // Counters out of reach (Redis down) must not take the API down with them.
-    skipOnError: true,
-    errorResponseBuilder: () => Errors.tooManyRequests(),
+    prefix: 'parley:rate:',
+    keyGenerator: async (request) => {
+      // An address past its unknown-key cap: its unknown keys share one bucket and are refused without a lookup.
+      request.keyRefused = await invalidKeys.refused(request, request.apiKeyHash);
+      return request.keyRefused ? `refused:${request.ip}` : (request.apiKeyHash ?? `ip:${request.ip}`);
+    },
   });
 
   // Runs after the rate limit (added by the plugin above, route by route) and before the body is parsed.
-  const authenticate: onRequestAsyncHookHandler = async (request) => {
-    request.principal = await authenticator.authenticate(request.apiKeyHash, request.routeOptions.config.scope);
-  };
-  app.addHook('onRoute', (route) => {
-    const hooks = route.onRequest;
-    route.onRequest = hooks === undefined ? [authenticate] : [...(Array.isArray(hooks) ? hooks : [hooks]), authenticate];
-  });
-
-  const policy = `${rateLimitMax};w=${RATE_LIMIT_WINDOW_MS / 1000}`;
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('RateLimit-Policy', policy);
+  afterRateLimit(app, async (request, reply) => {
+    request.principal = await authenticateKey(
+      authenticator,
+      invalidKeys,
+      request,
+      reply,
+      request.apiKeyHash,
+      request.routeOptions.config.scope,
+    );
   });
 
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) =>

@@ -1,0 +1,294 @@
+// Rate limits of every surface (spec, Limits: 300 requests per 10 s per key, RateLimit-* headers). One limiter for
+// all: fixed windows counted in Redis when REDIS_URL is set (several API processes share them), in this process
+// otherwise, and in this process too while Redis is unreachable: a request never waits on Redis (no offline
+// queue, a short command timeout), the outage is logged once with its end, and /healthz reports it.
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { Redis } from 'ioredis';
+import { LruMap } from 'toad-cache';
+import { Errors } from '../errors.ts';
+
+export const RATE_LIMIT_WINDOW_MS = 10_000;
+
+export interface WindowCount {
+  /** Hits in the current window, this one included. */
+  current: number;
+  /** Milliseconds until the window ends. */
+  ttl: number;
+}
+
+export type RedisState = 'none' | 'up' | 'down';
+
+export interface RateCounters {
+  /** Counts one hit of `key` in its fixed window (the first hit starts a window of `windowMs`). */
+  hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** The count of `key`'s current window without counting (0 when none). */
+  peek(key: string): Promise<WindowCount>;
+  /** Redis as the last commands found it: `none` without REDIS_URL. */
+  redisState(): RedisState;
+  close(): Promise<void>;
+}
+
+/** How long a Redis command may take before the request counts in this process instead. */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+/** After a failed command, Redis is left alone this long (a hung server must not cost every request the timeout). */
+const REDIS_RETRY_AFTER_MS = 1_000;
+/** How long the start waits for the first connection before serving with in-process counters. */
+const FIRST_CONNECTION_MS = 2_000;
+
+// INCR with the window's expiry set by the first hit; PTTL -1 (an expiry lost) restarts the window.
+const HIT_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if current == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}`;
+const PEEK_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current then return {0, 0} end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then ttl = 0 end
+return {tonumber(current), ttl}`;
+
+type ScriptedRedis = Redis & {
+  parleyHit(key: string, windowMs: number): Promise<[number, number]>;
+  parleyPeek(key: string): Promise<[number, number]>;
+};
+
+/** Counters in this process: the same fixed windows as the Redis script. */
+function createLocalCounters() {
+  const windows = new LruMap<{ count: number; endsAt: number }>(100_000);
+  return {
+    hit(key: string, windowMs: number): WindowCount {
+      const now = Date.now();
+      let window = windows.get(key);
+      if (!window || window.endsAt <= now) {
+        window = { count: 0, endsAt: now + windowMs };
+        windows.set(key, window);
+      }
+      window.count += 1;
+      return { current: window.count, ttl: window.endsAt - now };
+    },
+    peek(key: string): WindowCount {
+      const now = Date.now();
+      const window = windows.get(key);
+      return !window || window.endsAt <= now ? { current: 0, ttl: 0 } : { current: window.count, ttl: window.endsAt - now };
+    },
+  };
+}
+
+export function createRateCounters({ redisUrl, logger }: { redisUrl: string | undefined; logger: FastifyBaseLogger }): RateCounters & {
+  /** Settles when the first connection to Redis succeeded or failed (at once without Redis). */
+  connected: Promise<void>;
+} {
+  const local = createLocalCounters();
+  if (!redisUrl) {
+    return {
+      hit: async (key, windowMs) => local.hit(key, windowMs),
+      peek: async (key) => local.peek(key),
+      redisState: () => 'none',
+      close: async () => {},
+      connected: Promise.resolve(),
+    };
+  }
+
+  const redis = new Redis(redisUrl, {
+    // A command while disconnected fails at once rather than waiting for a reconnection.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: 2_000,
+    // Reconnects forever in the background, at most every 2 s.
+    retryStrategy: (times) => Math.min(100 * times, 2_000),
+  }) as ScriptedRedis;
+  redis.defineCommand('parleyHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  redis.defineCommand('parleyPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+
+  let down = false;
+  let closing = false;
+  let skipUntil = 0;
+  const markDown = (error: unknown) => {
+    skipUntil = Date.now() + REDIS_RETRY_AFTER_MS;
+    if (down || closing) return;
+    down = true;
+    logger.warn({ err: error }, 'redis unreachable: rate limits are counted in each process until it is back');
+  };
+  const markUp = () => {
+    if (!down) return;
+    down = false;
+    skipUntil = 0;
+    logger.info('redis reachable again: rate limits are shared again');
+  };
+  let settle: () => void = () => {};
+  const connected = new Promise<void>((resolve) => {
+    settle = resolve;
+    // A server that accepts but never answers gives neither `ready` nor `error`: the start does not wait for it.
+    setTimeout(() => {
+      if (redis.status !== 'ready') markDown(new Error(`no answer from redis within ${FIRST_CONNECTION_MS} ms`));
+      resolve();
+    }, FIRST_CONNECTION_MS).unref();
+  });
+  redis.on('ready', () => {
+    markUp();
+    settle();
+  });
+  redis.on('error', (error: unknown) => {
+    markDown(error);
+    settle();
+  });
+  redis.on('close', () => markDown(new Error('connection closed')));
+
+  const usable = () => redis.status === 'ready' && Date.now() >= skipUntil;
+
+  return {
+    async hit(key, windowMs) {
+      if (usable()) {
+        try {
+          const [current, ttl] = await redis.parleyHit(key, windowMs);
+          markUp();
+          return { current, ttl };
+        } catch (error) {
+          markDown(error);
+        }
+      }
+      return local.hit(key, windowMs);
+    },
+    async peek(key) {
+      if (usable()) {
+        try {
+          const [current, ttl] = await redis.parleyPeek(key);
+          markUp();
+          return { current, ttl };
+        } catch (error) {
+          markDown(error);
+        }
+      }
+      return local.peek(key);
+    },
+    redisState: () => (down || redis.status !== 'ready' ? 'down' : 'up'),
+    async close() {
+      closing = true;
+      await redis.quit().catch(() => redis.disconnect());
+    },
+    connected,
+  };
+}
+
+/** The counters as a store of @fastify/rate-limit (keys under `prefix`; a route's own limit under its route). */
+function counterStore(counters: RateCounters, prefix: string): FastifyRateLimitStoreCtor {
+  class CounterStore implements FastifyRateLimitStore {
+    private readonly prefix: string;
+    constructor(_options?: unknown, routePrefix = prefix) {
+      this.prefix = routePrefix;
+    }
+    incr(key: string, callback: (error: Error | null, result?: WindowCount) => void, timeWindow: number): void {
+      counters.hit(this.prefix + key, timeWindow).then((result) => callback(null, result), (error: Error) => callback(error));
+    }
+    read(key: string, callback: (error: Error | null, result?: WindowCount) => void): void {
+      counters.peek(this.prefix + key).then((result) => callback(null, result), (error: Error) => callback(error));
+    }
+    child(routeOptions: { method: string | string[]; url: string }): FastifyRateLimitStore {
+      return new CounterStore(undefined, `${this.prefix}${String(routeOptions.method)}${routeOptions.url}:`);
+    }
+  }
+  return CounterStore;
+}
+
+export interface SurfaceLimitOptions {
+  counters: RateCounters;
+  /** Requests per key per 10 s window (RATE_LIMIT_MAX). */
+  max: number;
+  /** Where this surface's counters live (surfaces never share a bucket). */
+  prefix: string;
+  /** The bucket of a request: its credential, or its address when it has none. */
+  keyGenerator: (request: FastifyRequest) => string | Promise<string>;
+}
+
+const ALL_HEADERS = { 'ratelimit-limit': true, 'ratelimit-remaining': true, 'ratelimit-reset': true } as const;
+
+/** `RateLimit-Policy` of a limit (draft-ietf-httpapi-ratelimit-headers). */
+export function ratePolicy(max: number, windowMs: number): string {
+  return `${max};w=${windowMs / 1000}`;
+}
+
+/**
+ * The rate limit of one surface, on every route registered after it in `app`'s scope: RateLimit-* headers on
+ * every response, 429 `Too many requests` with Retry-After past the limit. A route may set its own limit with
+ * `config.rateLimit` (then `config.ratePolicy` names it).
+ */
+export async function registerRateLimit(app: FastifyInstance, { counters, max, prefix, keyGenerator }: SurfaceLimitOptions): Promise<void> {
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    max,
+    timeWindow: RATE_LIMIT_WINDOW_MS,
+    keyGenerator,
+    enableDraftSpec: true,
+    addHeaders: { ...ALL_HEADERS, 'retry-after': true },
+    addHeadersOnExceeding: ALL_HEADERS,
+    store: counterStore(counters, prefix),
+    // The counters fall back to this process by themselves; an error here is a bug, not Redis.
+    skipOnError: false,
+    errorResponseBuilder: () => Errors.tooManyRequests(),
+  });
+  const policy = ratePolicy(max, RATE_LIMIT_WINDOW_MS);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('RateLimit-Policy', request.routeOptions.config.ratePolicy ?? policy);
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `RateLimit-Policy` of a route with its own limit. */
+    ratePolicy?: string;
+  }
+}
+
+/**
+ * Adds `hook` to every route registered after this call, after the route's own onRequest hooks (the rate limit
+ * among them): authentication runs once the request has been counted, so refused credentials count too.
+ */
+export function afterRateLimit(app: FastifyInstance, hook: onRequestAsyncHookHandler): void {
+  app.addHook('onRoute', (route) => {
+    const hooks = route.onRequest;
+    route.onRequest = hooks === undefined ? [hook] : [...(Array.isArray(hooks) ? hooks : [hooks]), hook];
+  });
+}
+
+/** Unknown API keys one address may send per window before its requests with keys not known are refused. */
+export const INVALID_KEYS_PER_IP = 30;
+
+/**
+ * A per-address cap on unknown API keys: each random key would otherwise get its own bucket and a database lookup.
+ * Past `max` unknown keys in a window, the address's requests with keys this process has not seen authenticate lately
+ * share one bucket and are answered 429 before any lookup, until the window ends.
+ */
+export function createInvalidKeyGuard({ counters, max = INVALID_KEYS_PER_IP }: { counters: RateCounters; max?: number }) {
+  /** Keys that authenticated lately (any address): a key in use keeps working from an address that sends bad ones. */
+  const recentlyValid = new LruMap<true>(10_000, 10 * 60_000);
+  const counterKey = (request: FastifyRequest) => `parley:badkeys:${request.ip}`;
+
+  return {
+    /** Whether the request is refused before any lookup (decided once, in the bucket's key generator). */
+    async refused(request: FastifyRequest, keyHash: string | undefined): Promise<boolean> {
+      if (keyHash === undefined || recentlyValid.get(keyHash)) return false;
+      return (await counters.peek(counterKey(request))).current >= max;
+    },
+    /** The 429 of a refused request (the limiter has set the RateLimit-* headers of its bucket). */
+    async refuse(request: FastifyRequest, reply: { header(name: string, value: string): unknown }): Promise<never> {
+      const { ttl } = await counters.peek(counterKey(request));
+      reply.header('retry-after', String(Math.max(1, Math.ceil(ttl / 1000))));
+      throw Errors.tooManyRequests();
+    },
+    async unknownKey(request: FastifyRequest): Promise<void> {
+      await counters.hit(counterKey(request), RATE_LIMIT_WINDOW_MS);
+    },
+    validKey(keyHash: string): void {
+      recentlyValid.set(keyHash, true);
+    },
+  };
+}
+
+export type InvalidKeyGuard = ReturnType<typeof createInvalidKeyGuard>;
