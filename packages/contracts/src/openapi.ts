@@ -25,6 +25,8 @@ export interface OpenApiOptions {
   responseHeaders?: Readonly<Record<string, ResponseHeader>>;
   /** Headers sent on every response of one status (e.g. `Retry-After` on 429). */
   statusHeaders?: Readonly<Record<number, Readonly<Record<string, ResponseHeader>>>>;
+  /** Every operation may answer 429 with `errorBody` (a rate limit the contracts do not list route by route). */
+  rateLimited?: boolean;
   /** Request headers every operation of the surface reads (e.g. the console's `UserLang`). */
   requestHeaders?: readonly RequestHeader[];
   /** Outgoing webhooks: named schemas under `components` and the `x-webhooks` extension (Redoc, Swagger UI). */
@@ -150,6 +152,7 @@ function responses(contract: RouteContract, options: OpenApiOptions): JsonObject
   if (BODY_METHODS.has(contract.method) && !('415' in contract.schema.response)) {
     schemas.push(['415', openSchema(options.errorBody)]);
   }
+  if (options.rateLimited && !('429' in contract.schema.response)) schemas.push(['429', openSchema(options.errorBody)]);
   const out: JsonObject = {};
   for (const [status, schema] of schemas) {
     const converted = toOpenApiSchema(schema) as JsonObject;

@@ -469,7 +469,7 @@ describe('routes and documents', () => {
     assert.equal(doc.paths['/pets']!.post!.deprecated, undefined);
     const petId = getPet.parameters.find((p) => p.name === 'petId');
     assert.deepEqual([petId?.in, petId?.required, petId?.schema.type, petId?.schema.format], ['path', true, 'integer', 'int64']);
-    assert.deepEqual(Object.keys(getPet.responses).sort(), ['200', '400', '401', '404']);
+    assert.deepEqual(Object.keys(getPet.responses).sort(), ['200', '400', '401', '404', '429']);
 
     const list = doc.paths['/pets']!.get!;
     const limit = list.parameters.find((p) => p.name === 'limit');

@@ -59,6 +59,10 @@ export function consoleApiDocument() {
     security: { name: 'bearer', scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     errorBody: ErrorBody,
     requestHeaders: [USER_LANG_HEADER],
+    // Per token (per address before login; the login itself 20 a minute per address): http/rate-limit.ts.
+    responseHeaders: RATE_LIMIT_HEADERS,
+    statusHeaders: { 429: RETRY_AFTER_HEADER },
+    rateLimited: true,
   });
 }
 
@@ -74,6 +78,10 @@ export function demoApiDocument() {
     serverUrl: '/demo/v1',
     security: { name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer', description: 'An API key of the account' } },
     errorBody: DemoError,
+    // Per API key, like /api/v1 (http/rate-limit.ts).
+    responseHeaders: RATE_LIMIT_HEADERS,
+    statusHeaders: { 429: RETRY_AFTER_HEADER },
+    rateLimited: true,
   });
 }
 
