@@ -20,6 +20,8 @@ export interface LoginThrottlePolicy {
 /** 10 failed logins within 15 minutes lock that e-mail for 15 minutes. */
 export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = { maxFailures: 10, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
 export const TOKEN_TTL_MS = 60 * 60_000;
+/** A web-account session (cookie) lasts a working day. */
+export const SESSION_TTL_MS = 12 * 60 * 60_000;
 
 export interface ConsoleAuthDeps {
   store: Pick<
@@ -30,43 +32,65 @@ export interface ConsoleAuthDeps {
   jwtSecret: string;
   throttle?: LoginThrottlePolicy;
   tokenTtlMs?: number;
+  sessionTtlMs?: number;
 }
 
-export function createConsoleAuth({ store, clock, jwtSecret, throttle = DEFAULT_LOGIN_THROTTLE, tokenTtlMs = TOKEN_TTL_MS }: ConsoleAuthDeps) {
+export function createConsoleAuth({ store, clock, jwtSecret, throttle = DEFAULT_LOGIN_THROTTLE, tokenTtlMs = TOKEN_TTL_MS, sessionTtlMs = SESSION_TTL_MS }: ConsoleAuthDeps) {
   const sign = createSigner({ key: jwtSecret, algorithm: 'HS256', expiresIn: tokenTtlMs });
+  const signSession = createSigner({ key: jwtSecret, algorithm: 'HS256', expiresIn: sessionTtlMs });
   const verify = createVerifier({ key: jwtSecret, algorithms: ['HS256'], cache: 1000 });
   // Compared against when the e-mail is unknown, so both cases take the time of one scrypt.
   const dummyHash = hashPassword('parley-dummy-password');
 
+  async function checkCredentials(input: { email: string; password: string }): Promise<{ id: string; email: string }> {
+    const email = normalizeEmail(input.email);
+    const now = clock.now();
+    const throttled = await store.loginThrottle(email);
+    if (throttled?.lockedUntil && throttled.lockedUntil > now) {
+      throw Errors.loginLocked(Math.ceil((throttled.lockedUntil.getTime() - now.getTime()) / 60_000));
+    }
+    const account = await store.findAccountByEmail(email);
+    const valid = await verifyPassword(input.password, account?.passwordHash ?? (await dummyHash));
+    if (!account || !valid) {
+      await store.recordLoginFailure(email, now, throttle.windowMs, throttle.maxFailures, throttle.lockMs);
+      throw Errors.invalidCredentials();
+    }
+    if (throttled) await store.clearLoginFailures(email);
+    return { id: account.id, email: account.email };
+  }
+
+  function verifyToken(token: string): ConsoleAccount {
+    try {
+      const claims = verify(token) as { sub?: unknown; email?: unknown };
+      if (typeof claims.sub !== 'string' || typeof claims.email !== 'string') throw Errors.consoleUnauthorized();
+      return { accountId: claims.sub, email: claims.email };
+    } catch {
+      throw Errors.consoleUnauthorized();
+    }
+  }
+
   return {
     async login(input: { email: string; password: string }): Promise<{ token: string }> {
-      const email = normalizeEmail(input.email);
-      const now = clock.now();
-      const throttled = await store.loginThrottle(email);
-      if (throttled?.lockedUntil && throttled.lockedUntil > now) {
-        throw Errors.loginLocked(Math.ceil((throttled.lockedUntil.getTime() - now.getTime()) / 60_000));
-      }
-      const account = await store.findAccountByEmail(email);
-      const valid = await verifyPassword(input.password, account?.passwordHash ?? (await dummyHash));
-      if (!account || !valid) {
-        await store.recordLoginFailure(email, now, throttle.windowMs, throttle.maxFailures, throttle.lockMs);
-        throw Errors.invalidCredentials();
-      }
-      if (throttled) await store.clearLoginFailures(email);
+      const account = await checkCredentials(input);
       return { token: sign({ sub: account.id, email: account.email }) };
+    },
+
+    /** Web-account login: a longer-lived token that only ever travels in an HttpOnly cookie. */
+    async startSession(input: { email: string; password: string }): Promise<{ token: string; email: string; maxAgeSeconds: number }> {
+      const account = await checkCredentials(input);
+      return { token: signSession({ sub: account.id, email: account.email }), email: account.email, maxAgeSeconds: Math.floor(sessionTtlMs / 1000) };
     },
 
     /** The account behind a bearer token, or 401. */
     authenticate(authorization: string | undefined): ConsoleAccount {
       const match = /^Bearer (\S+)$/i.exec(authorization ?? '');
       if (!match?.[1]) throw Errors.consoleUnauthorized();
-      try {
-        const claims = verify(match[1]) as { sub?: unknown; email?: unknown };
-        if (typeof claims.sub !== 'string' || typeof claims.email !== 'string') throw Errors.consoleUnauthorized();
-        return { accountId: claims.sub, email: claims.email };
-      } catch {
-        throw Errors.consoleUnauthorized();
-      }
+      return verifyToken(match[1]);
+    },
+
+    /** The account behind a session cookie's token, or 401. */
+    authenticateSession(token: string): ConsoleAccount {
+      return verifyToken(token);
     },
   };
 }

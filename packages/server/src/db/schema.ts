@@ -200,6 +200,8 @@ export const chats = pgTable(
   (t) => [
     uniqueIndex('chats_channel_external_key').on(t.channelId, t.externalChatId),
     uniqueIndex('chats_account_unique_id_key').on(t.accountId, t.uniqueId),
+    // The overview: conversations started per day.
+    index('chats_account_created_idx').on(t.accountId, t.createdAt),
     // The chat list: newest activity first, with or without a filter. Each holds the page's columns, so a page
     // (and the rows an offset skips) is read from the index alone (chats-store.ts).
     index('chats_account_activity_idx').on(t.accountId, t.lastMessageAt.desc(), t.id.desc()),
@@ -313,9 +315,13 @@ export const messages = pgTable(
     rating: text('rating'),
     /** A customer message the agent has not yet answered (or decided to leave unanswered). */
     awaitingAgent: boolean('awaiting_agent').notNull().default(false),
+    /** An agent reply that was the engine's fallback sentence (no answer found): the overview's "fell back". */
+    fallback: boolean('fallback').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
+    // The overview: agent replies of an account per day, answered or fallback.
+    index('messages_account_agent_created_idx').on(t.accountId, t.createdAt, t.fallback).where(sql`${t.origin} = 'agent'`),
     index('messages_chat_created_idx').on(t.chatId, t.createdAt, t.id),
     uniqueIndex('messages_chat_external_id_key').on(t.chatId, t.externalId).where(sql`${t.externalId} is not null`),
     check('messages_role_check', sql`${t.role} in ('user', 'assistant')`),
