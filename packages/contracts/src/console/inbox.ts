@@ -12,6 +12,7 @@ import { ConsoleErrors } from './common.ts';
 export const InboxMessage = object({
   ...WebhookMessage.properties,
   rating: nullable(stringEnum(['liked', 'disliked'] as const)),
+  fromAgent: Type.Boolean({ description: 'an agent reply: the only kind that can be marked correct or corrected' }),
 });
 export type InboxMessage = Static<typeof InboxMessage>;
 

@@ -265,7 +265,7 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
             </div>
             <div class="text">{message.text}</div>
             <Attachments message={message} />
-            {message.role === 'assistant' && message.senderName === null && <AgentReplyActions message={message} onRated={load} />}
+            {message.fromAgent && <AgentReplyActions message={message} onRated={load} />}
           </li>
         ))}
       </ol>
