@@ -54,8 +54,8 @@ describe('sign in', () => {
       assert.equal(session.httpOnly, true);
       assert.equal(session.sameSite, 'Strict');
       assert.equal(session.path, '/console/v1');
-      assert.equal(await page.evaluate(() => document.cookie), '');
-      const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+      assert.equal(await page.evaluate('document.cookie'), '');
+      const stored = String(await page.evaluate('JSON.stringify({ ...localStorage, ...sessionStorage })'));
       assert.ok(!stored.includes(session.value), 'no token in web storage');
 
       await page.reload();
@@ -88,7 +88,7 @@ describe('sign in', () => {
       const channels = page.getByRole('link', { name: 'Channels', exact: true });
       await channels.waitFor({ timeout: WAIT });
       assert.equal((await channels.textContent())?.trim(), 'Каналы');
-      assert.equal(await page.evaluate(() => document.documentElement.lang), 'ru');
+      assert.equal(await page.evaluate('document.documentElement.lang'), 'ru');
 
       await page.getByRole('combobox', { name: 'Language', exact: true }).selectOption('en');
       await page.getByRole('link', { name: 'Channels', exact: true }).filter({ hasText: 'Channels' }).waitFor({ timeout: WAIT });
@@ -118,7 +118,8 @@ describe('channels', () => {
       // The API channel's page shows its cc: id and a ready curl example.
       const { body } = await t.console<{ channels: { id: string; name: string; webhookUrl: string | null }[] }>(user.token, 'GET', '/channels/all/');
       const channel = body.channels.find((c) => c.name === 'Shop API');
-      assert.ok(channel?.id.startsWith('cc:'));
+      assert.ok(channel);
+      assert.ok(channel.id.startsWith('cc:'));
       await page.getByText(channel.id, { exact: true }).waitFor({ timeout: WAIT });
       const curl = (await page.getByLabel('curl example').textContent()) ?? '';
       assert.match(curl, /send-message-universal/);
