@@ -6,6 +6,7 @@ import {
   boolean,
   check,
   customType,
+  date,
   index,
   integer,
   jsonb,
@@ -200,8 +201,6 @@ export const chats = pgTable(
   (t) => [
     uniqueIndex('chats_channel_external_key').on(t.channelId, t.externalChatId),
     uniqueIndex('chats_account_unique_id_key').on(t.accountId, t.uniqueId),
-    // The overview: conversations started per day.
-    index('chats_account_created_idx').on(t.accountId, t.createdAt),
     // The chat list: newest activity first, with or without a filter. Each holds the page's columns, so a page
     // (and the rows an offset skips) is read from the index alone (chats-store.ts).
     index('chats_account_activity_idx').on(t.accountId, t.lastMessageAt.desc(), t.id.desc()),
@@ -320,8 +319,6 @@ export const messages = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    // The overview: agent replies of an account per day, answered or fallback.
-    index('messages_account_agent_created_idx').on(t.accountId, t.createdAt, t.fallback).where(sql`${t.origin} = 'agent'`),
     index('messages_chat_created_idx').on(t.chatId, t.createdAt, t.id),
     uniqueIndex('messages_chat_external_id_key').on(t.chatId, t.externalId).where(sql`${t.externalId} is not null`),
     check('messages_role_check', sql`${t.role} in ('user', 'assistant')`),
@@ -329,6 +326,26 @@ export const messages = pgTable(
     index('messages_awaiting_agent_idx').on(t.chatId, t.createdAt, t.id).where(sql`${t.awaitingAgent}`),
     check('messages_rating_check', sql`${t.rating} in ('liked', 'disliked')`),
   ],
+);
+
+/**
+ * The overview's daily figures per account (UTC days), kept by triggers on chats, messages (agent replies) and
+ * knowledge_entries (corrections), migration 0009; 16 shards per day like chat_counts. Readers sum the shards.
+ */
+export const overviewDays = pgTable(
+  'overview_days',
+  {
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    shard: smallint('shard').notNull().default(0),
+    conversations: integer('conversations').notNull().default(0),
+    answered: integer('answered').notNull().default(0),
+    fellBack: integer('fell_back').notNull().default(0),
+    corrections: integer('corrections').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.day, t.shard] })],
 );
 
 /** Transactional outbox: every event is written in the transaction of the change it describes. */

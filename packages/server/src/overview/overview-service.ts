@@ -10,19 +10,18 @@ export function createOverviewService({ store, clock }: { store: OverviewStore; 
   return {
     async overview(accountId: string, days = 14): Promise<Overview> {
       const today = Math.floor(clock.now().getTime() / DAY_MS) * DAY_MS;
-      const since = new Date(today - (days - 1) * DAY_MS);
-      const [perDay, agentReplies, corrections, totals] = await Promise.all([
-        store.conversationsPerDay(accountId, since),
-        store.agentReplies(accountId, since),
-        store.corrections(accountId, since),
-        store.chatTotals(accountId),
-      ]);
-      const counts = new Map(perDay.map((row) => [row.day, row.count]));
-      const conversationsPerDay = Array.from({ length: days }, (_, i) => {
-        const date = new Date(since.getTime() + i * DAY_MS).toISOString().slice(0, 10);
-        return { date, conversations: counts.get(date) ?? 0 };
-      });
-      return { days, conversationsPerDay, agentReplies, corrections, tasksDone: totals.done, chats: totals.chats };
+      const dates = Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10));
+      const [rows, totals] = await Promise.all([store.days(accountId, dates[0] ?? ''), store.chatTotals(accountId)]);
+      const byDay = new Map(rows.map((row) => [row.day, row]));
+      const sum = (pick: (row: (typeof rows)[number]) => number) => rows.reduce((total, row) => total + pick(row), 0);
+      return {
+        days,
+        conversationsPerDay: dates.map((date) => ({ date, conversations: byDay.get(date)?.conversations ?? 0 })),
+        agentReplies: { answered: sum((row) => row.answered), fellBack: sum((row) => row.fellBack) },
+        corrections: sum((row) => row.corrections),
+        tasksDone: totals.done,
+        chats: totals.chats,
+      };
     },
   };
 }

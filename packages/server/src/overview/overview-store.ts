@@ -1,34 +1,27 @@
-// SQL of the overview: each figure is read from an index over the window (migration 0009) or from counters.
+// SQL of the overview: the daily counters of overview_days (migration 0009) and the chat list's counters, so a
+// window of days is a sum over a few rows however many chats and messages the account has.
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.ts';
 
+export interface OverviewDay {
+  day: string;
+  conversations: number;
+  answered: number;
+  fellBack: number;
+  corrections: number;
+}
+
 export function createOverviewStore(db: Executor) {
   return {
-    async conversationsPerDay(accountId: string, since: Date): Promise<{ day: string; count: number }[]> {
-      return queryRows<{ day: string; count: number }>(
+    /** Days of the window that have figures, oldest first (`since` is a UTC date, YYYY-MM-DD). */
+    async days(accountId: string, since: string): Promise<OverviewDay[]> {
+      return queryRows<OverviewDay>(
         db,
-        sql`select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, count(*)::int as count
-            from chats where account_id = ${accountId} and created_at >= ${since.toISOString()}::timestamptz
-            group by 1 order by 1`,
+        sql`select to_char(day, 'YYYY-MM-DD') as day, sum(conversations)::int as conversations, sum(answered)::int as answered,
+                   sum(fell_back)::int as "fellBack", sum(corrections)::int as corrections
+            from overview_days where account_id = ${accountId} and day >= ${since}::date
+            group by day order by day`,
       );
-    },
-
-    async agentReplies(accountId: string, since: Date): Promise<{ answered: number; fellBack: number }> {
-      const [row] = await queryRows<{ answered: number; fell_back: number }>(
-        db,
-        sql`select count(*) filter (where not fallback)::int as answered, count(*) filter (where fallback)::int as fell_back
-            from messages where account_id = ${accountId} and origin = 'agent' and created_at >= ${since.toISOString()}::timestamptz`,
-      );
-      return { answered: row?.answered ?? 0, fellBack: row?.fell_back ?? 0 };
-    },
-
-    async corrections(accountId: string, since: Date): Promise<number> {
-      const [row] = await queryRows<{ count: number }>(
-        db,
-        sql`select count(*)::int as count from knowledge_entries e join knowledge_bases b on b.id = e.knowledge_base_id
-            where b.account_id = ${accountId} and e.source = 'correction' and e.created_at >= ${since.toISOString()}::timestamptz`,
-      );
-      return row?.count ?? 0;
     },
 
     /** From the sharded counters of the chat list (migration 0008): a sum over a few rows. */
