@@ -147,3 +147,90 @@ describe('channels', () => {
     });
   });
 });
+
+describe('knowledge bases', () => {
+  test('create, add an entry with synonyms, search, edit, delete, rename', async (ctx) => {
+    const user = await t.createConsoleUser();
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await signIn(page, user.email);
+      await page.getByRole('link', { name: 'Knowledge bases', exact: true }).click();
+      await page.getByRole('textbox', { name: 'Knowledge base name', exact: true }).fill('Help centre');
+      await page.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Help centre', exact: true }).waitFor({ timeout: WAIT });
+
+      const add = page.getByRole('form', { name: 'Add entry', exact: true });
+      await add.getByRole('textbox', { name: 'Question', exact: true }).fill('How do I pay?');
+      await add.getByRole('textbox', { name: 'Synonyms', exact: true }).fill('payment methods\ncan I pay by card');
+      await add.getByRole('textbox', { name: 'Answer', exact: true }).fill('By card or bank transfer.');
+      await add.getByRole('button', { name: 'Add entry', exact: true }).click();
+      await add.getByRole('textbox', { name: 'Question', exact: true }).fill('Where are you?');
+      await add.getByRole('textbox', { name: 'Answer', exact: true }).fill('In Berlin.');
+      await add.getByRole('button', { name: 'Add entry', exact: true }).click();
+      const entries = page.getByRole('list', { name: 'Entries', exact: true });
+      await entries.getByText('In Berlin.').waitFor({ timeout: WAIT });
+      await entries.getByText('payment methods · can I pay by card').waitFor({ timeout: WAIT });
+
+      await page.getByRole('searchbox', { name: 'Search entries', exact: true }).fill('transfer');
+      await page.getByRole('searchbox', { name: 'Search entries', exact: true }).press('Enter');
+      await eventually(async () => (await entries.getByText('In Berlin.').count()) === 0, WAIT);
+      await entries.getByText('By card or bank transfer.').waitFor({ timeout: WAIT });
+      await page.getByRole('searchbox', { name: 'Search entries', exact: true }).fill('');
+      await page.getByRole('searchbox', { name: 'Search entries', exact: true }).press('Enter');
+      await entries.getByText('In Berlin.').waitFor({ timeout: WAIT });
+
+      await page.getByRole('button', { name: 'Edit Where are you?', exact: true }).click();
+      const edit = page.getByRole('form', { name: 'Edit entry', exact: true });
+      await edit.getByRole('textbox', { name: 'Answer', exact: true }).fill('In Berlin, Mitte.');
+      await edit.getByRole('button', { name: 'Save', exact: true }).click();
+      await entries.getByText('In Berlin, Mitte.').waitFor({ timeout: WAIT });
+
+      await page.getByRole('button', { name: 'Delete How do I pay?', exact: true }).click();
+      await eventually(async () => (await entries.getByText('By card or bank transfer.').count()) === 0, WAIT);
+
+      await page.getByRole('form', { name: 'Rename', exact: true }).getByRole('textbox', { name: 'Name', exact: true }).fill('FAQ');
+      await page.getByRole('button', { name: 'Rename', exact: true }).click();
+      await page.getByRole('heading', { name: 'FAQ', exact: true }).waitFor({ timeout: WAIT });
+
+      const { body } = await t.console<{ knowledgeBases: { id: string; name: string }[] }>(user.token, 'GET', '/knowledge-bases');
+      assert.deepEqual(body.knowledgeBases.map((b) => b.name), ['FAQ']);
+      const listed = await t.console<{ entries: { question: string; answer: string; synonyms: string[] }[] }>(
+        user.token,
+        'GET',
+        `/knowledge-bases/${body.knowledgeBases[0]?.id}/entries`,
+      );
+      assert.deepEqual(listed.body.entries.map((e) => [e.question, e.answer, e.synonyms]), [['Where are you?', 'In Berlin, Mitte.', []]]);
+    });
+  });
+
+  test('every channel kind offers the fields it needs', async (ctx) => {
+    const user = await t.createConsoleUser();
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await signIn(page, user.email);
+      await page.getByRole('link', { name: 'Channels', exact: true }).click();
+      await page.getByRole('button', { name: 'Connect channel', exact: true }).click();
+      const form = page.getByRole('form', { name: 'Connect channel', exact: true });
+      const expected: Record<string, string[]> = {
+        custom: [],
+        widget: [],
+        telegram: ['Bot token (from BotFather)'],
+        whatsapp: ['Phone number ID', 'Access token', 'App secret', 'Verify token'],
+        facebook: ['Page ID', 'Page access token', 'App secret', 'Verify token'],
+        instagram: ['Account ID', 'Access token', 'App secret', 'Verify token'],
+        viber: ['Auth token'],
+      };
+      for (const [kind, fields] of Object.entries(expected)) {
+        await form.getByRole('combobox', { name: 'Kind', exact: true }).selectOption(kind);
+        for (const field of fields) await form.getByLabel(field, { exact: true }).waitFor({ timeout: WAIT });
+        // Name plus the kind's own fields.
+        assert.equal(await form.locator('input').count(), 1 + fields.length, kind);
+      }
+      await form.getByRole('combobox', { name: 'Kind', exact: true }).selectOption('widget');
+      await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Site chat');
+      await form.getByRole('button', { name: 'Connect', exact: true }).click();
+      await page.getByLabel('Widget snippet').waitFor({ timeout: WAIT });
+      assert.match((await page.getByLabel('Widget snippet').textContent()) ?? '', /\/widget\.js" data-channel="/);
+    });
+  });
+});
