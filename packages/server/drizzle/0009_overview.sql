@@ -3,6 +3,8 @@
 -- as chat_counts in 0008) so concurrent writers do not queue on one row; the overview sums a window's few rows,
 -- whatever the number of chats. They count what happened: deleting a channel does not rewrite past days.
 ALTER TABLE "messages" ADD COLUMN "fallback" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+-- The Inbox's unread filter: unread chats newest first, from an index of those only.
+CREATE INDEX "chats_account_unread_activity_idx" ON "chats" USING btree ("account_id","last_message_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE ("unread_count" > 0 or "custom_unread");--> statement-breakpoint
 CREATE TABLE "overview_days" (
   "account_id" uuid NOT NULL REFERENCES "accounts"("id") ON DELETE CASCADE,
   "day" date NOT NULL,

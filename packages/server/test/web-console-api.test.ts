@@ -168,6 +168,28 @@ describe('Inbox chat actions', () => {
     assert.equal((await t.console<InboxChat>(user.token, 'GET', `/chat/info/${chatId}/`)).body.banned, false, 'untouched by the other account');
   });
 
+  test('the unread filter (console only): chats with unread messages or flagged unread, with their count', async () => {
+    const a = await newChat('unread-a');
+    const b = await newChat('unread-b');
+    const c = await newChat('unread-c');
+    await t.console(user.token, 'POST', `/chat/read/${a}/`);
+    await t.console(user.token, 'POST', `/chat/read/${b}/`);
+    await t.console(user.token, 'POST', `/chat/unread/${b}/`);
+    const all = await t.console<{ chats: { id: string; unreadCount: number; customUnread: boolean }[]; count: number }>(user.token, 'GET', '/chat/all-chats/', {
+      query: { unread: 'true', channelId, limit: '1000' },
+    });
+    assert.equal(all.status, 200, all.text);
+    const ids = all.body.chats.map((chat) => chat.id);
+    assert.ok(ids.includes(b) && ids.includes(c) && !ids.includes(a));
+    assert.ok(all.body.chats.every((chat) => chat.unreadCount > 0 || chat.customUnread));
+    assert.equal(all.body.count, ids.length);
+    const paged = await t.console<{ chats: unknown[]; count: number }>(user.token, 'GET', '/chat/all-chats/', { query: { unread: 'true', channelId, limit: '1' } });
+    assert.equal(paged.body.chats.length, 1);
+    assert.equal(paged.body.count, ids.length, 'the count of a full page is counted');
+    // The public list has no such filter.
+    assert.equal((await t.api(user.key, '/chats/chat', { unread: 'true' })).status, 400);
+  });
+
   test('Mark correct and Correct the answer rate agent replies; the correction goes to the knowledge base; others 404', async () => {
     const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Corrections', language: 'en' } });
     await t.console(user.token, 'PUT', `/channel/custom/${channelId}/`, { body: { knowledgeBaseId: base.body.id } });

@@ -78,6 +78,7 @@ const ru: Record<string, string> = {
   'All channels': 'Все каналы',
   'All kinds': 'Все типы',
   'Task done only': 'Только выполненные',
+  'Unread only': 'Только непрочитанные',
   Newer: 'Новее',
   Older: 'Старше',
   'Select a chat': 'Выберите чат',

@@ -42,7 +42,13 @@ export const inboxRoutes = {
     operationId: 'listInboxChats',
     summary: 'Chats of the account, newest activity first (the filters of the public list)',
     tags: ['Inbox'],
-    schema: { querystring: ListChatsQuery, response: { 200: object({ chats: Type.Array(Chat), count: Type.Integer() }), ...ConsoleErrors } },
+    schema: {
+      querystring: object({
+        ...ListChatsQuery.properties,
+        unread: Type.Optional(Type.Boolean({ description: '`true` selects only chats with unread messages or flagged unread' })),
+      }),
+      response: { 200: object({ chats: Type.Array(Chat), count: Type.Integer() }), ...ConsoleErrors },
+    },
   }),
   listMessages: route({
     method: 'GET',

@@ -47,7 +47,7 @@ export interface ListArguments {
 export async function listArguments(
   store: Pick<ChatsStore, 'findTags'>,
   accountId: string,
-  query: ListChatsQuery,
+  query: ListChatsQuery & { unread?: boolean },
 ): Promise<ListArguments | undefined> {
   const names = [...new Set(parseTagFilter(query.tag))];
   const tags = names.length > 0 ? await store.findTags(accountId, names) : [];
@@ -59,6 +59,7 @@ export async function listArguments(
     channelKind: query.channelName,
     channelId: query.channelId,
     taskDone: query.complitedTask,
+    ...(query.unread ? { unread: true } : {}),
     tagIds: tags.map((tag) => tag.id),
   };
   return { filter, page: { limit: query.limit ?? 500, offset: query.offset ?? 0 }, tags };
@@ -71,8 +72,9 @@ export async function listArguments(
  */
 async function listCount(store: ChatsStore, { filter, page, tags }: ListArguments, rows: number): Promise<number> {
   if (rows < page.limit && (rows > 0 || page.offset === 0)) return page.offset + rows;
+  if (filter.unread && tags.length === 0) return store.countUnread(filter);
   if (tags.length === 0) return store.countFromCounters(filter);
-  const onlyTags = filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined;
+  const onlyTags = filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined && !filter.unread;
   if (onlyTags) return Math.min(...tags.map((tag) => tag.chatCount));
   return store.countMatching(filter);
 }
@@ -155,7 +157,8 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
   return {
     applyTaskStatus,
 
-    async listChats(accountId: string, query: ListChatsQuery): Promise<{ chats: Chat[]; count: number }> {
+    /** The chat list; `unread` is the console's own filter (the public list has none). */
+    async listChats(accountId: string, query: ListChatsQuery & { unread?: boolean }): Promise<{ chats: Chat[]; count: number }> {
       const args = await listArguments(store, accountId, query);
       // A name the account has no tag of: no chat has all of them.
       if (!args) return { chats: [], count: 0 };

@@ -206,6 +206,10 @@ export const chats = pgTable(
     index('chats_account_activity_idx').on(t.accountId, t.lastMessageAt.desc(), t.id.desc()),
     index('chats_account_kind_activity_idx').on(t.accountId, t.channelKind, t.lastMessageAt.desc(), t.id.desc()),
     index('chats_account_channel_activity_idx').on(t.accountId, t.channelId, t.lastMessageAt.desc(), t.id.desc()),
+    // The Inbox's unread filter (migration 0009).
+    index('chats_account_unread_activity_idx')
+      .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
+      .where(sql`(${t.unreadCount} > 0 or ${t.customUnread})`),
     index('chats_account_done_activity_idx')
       .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
       .where(sql`${t.taskDone}`),

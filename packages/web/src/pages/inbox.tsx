@@ -16,6 +16,7 @@ interface Filters {
   channelName: string;
   tag: string;
   done: boolean;
+  unread: boolean;
   offset: number;
 }
 
@@ -289,7 +290,7 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
 }
 
 export function InboxPage({ chatId }: { chatId: string | undefined }) {
-  const [filters, setFilters] = useState<Filters>({ channelId: '', channelName: '', tag: '', done: false, offset: 0 });
+  const [filters, setFilters] = useState<Filters>({ channelId: '', channelName: '', tag: '', done: false, unread: false, offset: 0 });
   const [chats, setChats] = useState<Chat[]>([]);
   const [count, setCount] = useState(0);
   const [channels, setChannels] = useState<Channel[]>([]);
@@ -307,6 +308,7 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
           channelName: filters.channelName || undefined,
           tag: filters.tag.trim() || undefined,
           complitedTask: filters.done ? true : undefined,
+          unread: filters.unread ? true : undefined,
         },
       });
       setChats(result.chats);
@@ -357,6 +359,10 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
           <label class="check">
             <input type="checkbox" aria-label="Task done only" checked={filters.done} onChange={(e) => set({ done: e.currentTarget.checked })} />
             <span>{t('Task done only')}</span>
+          </label>
+          <label class="check">
+            <input type="checkbox" aria-label="Unread only" checked={filters.unread} onChange={(e) => set({ unread: e.currentTarget.checked })} />
+            <span>{t('Unread only')}</span>
           </label>
         </div>
         <p class="muted" aria-live="polite">
