@@ -43,6 +43,9 @@ describe('sign in', () => {
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       const inbox = page.getByRole('link', { name: 'Inbox', exact: true });
       await inbox.waitFor({ timeout: WAIT });
+      // The first page is the overview, with its chart.
+      await page.getByRole('heading', { name: 'Overview', exact: true }).waitFor({ timeout: WAIT });
+      await page.getByRole('img', { name: 'Conversations per day', exact: true }).waitFor({ timeout: WAIT });
       for (const name of ['Channels', 'Knowledge bases', 'Deliveries']) {
         assert.equal(await page.getByRole('link', { name, exact: true }).count(), 1, name);
       }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { mp3WithId3, pdf, png } from './fixtures/files/samples.ts';
 import { launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { eventually } from './support/events.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
@@ -197,6 +198,29 @@ describe('Inbox', () => {
       await openChat(page, 'Erin Next');
       await page.getByRole('button', { name: 'Mark correct', exact: true }).click({ timeout: WAIT });
       await page.getByText('Marked correct', { exact: true }).waitFor({ timeout: WAIT });
+    });
+  });
+
+  test('attachments: images inline, audio playable, other files as links', async (ctx) => {
+    const data = new FormData();
+    for (const [name, value] of Object.entries({ channel: 'custom', channelId, externalChatId: 'files-1', role: 'user', text: 'See attached', senderName: 'Fay Files' })) {
+      data.append(name, value);
+    }
+    data.append('files', new Blob([png()], { type: 'image/png' }), 'photo.png');
+    data.append('files', new Blob([mp3WithId3()], { type: 'audio/mpeg' }), 'voice.mp3');
+    data.append('files', new Blob([pdf()], { type: 'application/pdf' }), 'invoice.pdf');
+    const res = await fetch(`${t.url}/api/v1/chats/chat/send-message-universal`, { method: 'POST', headers: { authorization: user.key }, body: data });
+    assert.equal(res.status, 201, await res.text());
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await openInbox(page);
+      await openChat(page, 'Fay Files');
+      const log = page.getByRole('log');
+      await log.getByRole('img', { name: 'photo.png', exact: true }).waitFor({ timeout: WAIT });
+      assert.equal(await log.locator('audio[controls]').count(), 1);
+      const link = log.getByRole('link', { name: 'invoice.pdf', exact: true });
+      await link.waitFor({ timeout: WAIT });
+      assert.match((await link.getAttribute('href')) ?? '', /^https:\/\/parley\.test\/files\//);
     });
   });
 

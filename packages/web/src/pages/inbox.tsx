@@ -115,6 +115,9 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
   const [sending, setSending] = useState(false);
   const logRef = useRef<HTMLOListElement>(null);
   const markedRead = useRef<string | null>(null);
+  // The list's reload of the current filters, whichever render `load` was made in.
+  const changed = useRef(onChanged);
+  changed.current = onChanged;
 
   const load = useCallback(async () => {
     try {
@@ -128,7 +131,7 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
       if (markedRead.current !== chatId && (info.unreadCount > 0 || info.customUnread)) {
         markedRead.current = chatId;
         setChat(await api<InboxChat>('POST', `/chat/read/${chatId}/`));
-        onChanged();
+        changed.current();
       } else {
         markedRead.current = chatId;
         setChat(info);
