@@ -151,6 +151,47 @@ describe('channels', () => {
   });
 });
 
+describe('deliveries and the agent', () => {
+  test('the delivery log shows status and response codes, and redelivers; Try the agent answers from the knowledge base', async (ctx) => {
+    const user = await t.createConsoleUser();
+    const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ', language: 'en' } });
+    await t.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: { question: 'Do you have parking?', answer: 'Yes, behind the shop.' } });
+    const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
+      body: { name: 'Logged', webhookUrl: `${receiver.url}/logged`, knowledgeBaseId: base.body.id, settings: { isActive: false } },
+    });
+    const sent = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+      headers: { authorization: user.key },
+      body: { channel: 'custom', channelId: channel.body.id, externalChatId: 'log-1', role: 'user', text: 'Hi' },
+    });
+    assert.equal(sent.status, 201);
+    await eventually(async () => receiver.requests.some((r) => r.url === '/logged'), WAIT);
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await signIn(page, user.email);
+      await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
+      const table = page.getByRole('table', { name: 'Deliveries', exact: true });
+      await eventually(async () => {
+        if ((await table.getByText('delivered', { exact: true }).count()) > 0) return true;
+        await page.getByRole('button', { name: 'Refresh', exact: true }).click();
+        return false;
+      }, WAIT);
+      await table.getByText(/#1 200/).waitFor({ timeout: WAIT });
+      const before = receiver.requests.filter((r) => r.url === '/logged').length;
+      await table.getByRole('button', { name: /^Redeliver / }).first().click();
+      await eventually(async () => receiver.requests.filter((r) => r.url === '/logged').length > before, WAIT);
+      await eventually(async () => {
+        await page.getByRole('button', { name: 'Refresh', exact: true }).click();
+        return (await table.getByText('delivered', { exact: true }).count()) === 2;
+      }, WAIT);
+
+      await page.goto(`${t.url}/channels/custom/${encodeURIComponent(channel.body.id)}`);
+      await page.getByRole('textbox', { name: 'Message to the agent', exact: true }).fill('Do you have parking?');
+      await page.getByRole('button', { name: 'Ask', exact: true }).click();
+      await page.getByLabel('Agent reply').filter({ hasText: 'Yes, behind the shop.' }).waitFor({ timeout: WAIT });
+    });
+  });
+});
+
 describe('knowledge bases', () => {
   test('create, add an entry with synonyms, search, edit, delete, rename', async (ctx) => {
     const user = await t.createConsoleUser();
