@@ -208,10 +208,11 @@ describe('knowledge bases', () => {
       await add.getByRole('textbox', { name: 'Synonyms', exact: true }).fill('payment methods\ncan I pay by card');
       await add.getByRole('textbox', { name: 'Answer', exact: true }).fill('By card or bank transfer.');
       await add.getByRole('button', { name: 'Add entry', exact: true }).click();
+      const entries = page.getByRole('list', { name: 'Entries', exact: true });
+      await entries.getByText('By card or bank transfer.').waitFor({ timeout: WAIT });
       await add.getByRole('textbox', { name: 'Question', exact: true }).fill('Where are you?');
       await add.getByRole('textbox', { name: 'Answer', exact: true }).fill('In Berlin.');
       await add.getByRole('button', { name: 'Add entry', exact: true }).click();
-      const entries = page.getByRole('list', { name: 'Entries', exact: true });
       await entries.getByText('In Berlin.').waitFor({ timeout: WAIT });
       await entries.getByText('payment methods · can I pay by card').waitFor({ timeout: WAIT });
 

@@ -60,8 +60,10 @@ function EntryForm({ entry, onSave, onCancel }: { entry?: KnowledgeEntry; onSave
   const [synonyms, setSynonyms] = useState((entry?.synonyms ?? []).join('\n'));
   const [answer, setAnswer] = useState(entry?.answer ?? '');
   const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
+    setBusy(true);
     try {
       await onSave({ question, answer, synonyms: synonyms.split('\n').map((s) => s.trim()).filter(Boolean) });
       if (!entry) {
@@ -72,30 +74,34 @@ function EntryForm({ entry, onSave, onCancel }: { entry?: KnowledgeEntry; onSave
       setError(null);
     } catch (failure) {
       setError(errorText(failure));
+    } finally {
+      setBusy(false);
     }
   };
   return (
-    <form class="card grid" aria-label={entry ? 'Edit entry' : 'Add entry'} onSubmit={submit}>
-      <Field label={t('Question')}>
-        <input aria-label="Question" required maxLength={1000} value={question} onInput={(e) => setQuestion(e.currentTarget.value)} />
-      </Field>
-      <Field label={t('Synonyms (one per line)')}>
-        <textarea aria-label="Synonyms" rows={2} value={synonyms} onInput={(e) => setSynonyms(e.currentTarget.value)} />
-      </Field>
-      <Field label={t('Answer')}>
-        <textarea aria-label="Answer" required rows={3} maxLength={10000} value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
-      </Field>
-      <ErrorLine error={error} />
-      <div class="row">
-        <button type="submit" aria-label={entry ? 'Save' : 'Add entry'}>
-          {entry ? t('Save') : t('Add entry')}
-        </button>
-        {onCancel && (
-          <button type="button" aria-label="Cancel" onClick={onCancel}>
-            {t('Cancel')}
+    <form class="card grid" aria-label={entry ? 'Edit entry' : 'Add entry'} onSubmit={submit} aria-busy={busy}>
+      <fieldset class="plain" disabled={busy}>
+        <Field label={t('Question')}>
+          <input aria-label="Question" required maxLength={1000} value={question} onInput={(e) => setQuestion(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('Synonyms (one per line)')}>
+          <textarea aria-label="Synonyms" rows={2} value={synonyms} onInput={(e) => setSynonyms(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('Answer')}>
+          <textarea aria-label="Answer" required rows={3} maxLength={10000} value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
+        </Field>
+        <ErrorLine error={error} />
+        <div class="row">
+          <button type="submit" aria-label={entry ? 'Save' : 'Add entry'}>
+            {entry ? t('Save') : t('Add entry')}
           </button>
-        )}
-      </div>
+          {onCancel && (
+            <button type="button" aria-label="Cancel" onClick={onCancel}>
+              {t('Cancel')}
+            </button>
+          )}
+        </div>
+      </fieldset>
     </form>
   );
 }
