@@ -21,6 +21,11 @@ import { filesPlugin } from './http/files-routes.ts';
 import { registerAgentRoutes } from './http/console/agent-routes.ts';
 import { registerDeliveryRoutes } from './http/console/delivery-routes.ts';
 import { registerInboxRoutes } from './http/console/inbox-routes.ts';
+import { registerLiveRoutes } from './http/console/live-routes.ts';
+import { registerOverviewRoutes } from './http/console/overview-routes.ts';
+import { webApp } from './http/web/web-plugin.ts';
+import { createOverviewService } from './overview/overview-service.ts';
+import { createOverviewStore } from './overview/overview-store.ts';
 import { registerMessageRoutes } from './http/public/messages-routes.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
@@ -79,6 +84,8 @@ export interface AppDeps {
   deliveryPollMs?: number;
   /** Console login attempts per client address per minute (default 20; test suites log in more often). */
   loginAttemptsPerIp?: number;
+  /** The built web account (default packages/web/dist). */
+  webDistDir?: string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -182,6 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     eventsCommitted,
   });
   const tags = createTagsService({ store: createTagsStore(db) });
+  const overview = createOverviewService({ store: createOverviewStore(db), clock });
   const consoleAuth = createConsoleAuth({ store: accountsStore, clock, jwtSecret: config.jwtSecret });
   const knowledge = createKnowledgeService({ store: knowledgeStore, clock });
   const feedback = createFeedbackService({
@@ -221,7 +229,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routes: (api) => {
       registerChannelRoutes(api, channels);
       registerKnowledgeRoutes(api, knowledge);
-      registerInboxRoutes(api, chats, messages);
+      registerInboxRoutes(api, { chats, messages, tags, feedback });
+      registerLiveRoutes(api, liveFeed);
+      registerOverviewRoutes(api, overview);
       registerDeliveryRoutes(api, deliveriesService);
       registerAgentRoutes(api, agent);
     },
@@ -238,6 +248,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerMessageRoutes(api, messages, feedback, createUploadReader(fileStorage));
     },
   });
+  await app.register(webApp, { distDir: deps.webDistDir ?? path.resolve(import.meta.dirname, '../../web/dist') });
   await app.register(demoApi, {
     prefix: '/demo/v1',
     authenticator,

@@ -58,6 +58,7 @@ export const Errors = {
   apiKeyNotFound: plain(404, 'apiKeyNotFound', 'API key not found'),
   // Console API.
   consoleUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
+  csrfHeaderMissing: plain(403, 'csrfHeaderMissing', 'A call authenticated by the session cookie needs the header X-Requested-With: parley'),
   invalidCredentials: plain(401, 'invalidCredentials', 'Invalid e-mail or password'),
   loginLocked: (minutes: number) =>
     new DomainError(
@@ -70,6 +71,8 @@ export const Errors = {
   loginRateLimited: plain(429, 'loginRateLimited', 'Too many login attempts from this address; try again later'),
   channelNotFound: plain(404, 'channelNotFound', 'Channel not found'),
   consoleChatNotFound: plain(404, 'consoleChatNotFound', 'Chat not found'),
+  consoleMessageNotFound: plain(404, 'consoleMessageNotFound', 'Message not found'),
+  consoleTagNotFound: plain(404, 'consoleTagNotFound', 'Tag not found'),
   unknownChannelKind: (kind: string, kinds: readonly string[]) =>
     new DomainError(400, `Unknown channel kind "${kind}"; use one of: ${kinds.join(', ')}`, 'default', 'unknownChannelKind', {
       kind,

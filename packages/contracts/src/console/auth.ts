@@ -1,8 +1,12 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { EMAIL_MAX, PASSWORD_MAX } from '../admin/index.ts';
 import { ErrorBody } from '../errors.ts';
 import { route } from '../route.ts';
 import { object } from '../schema.ts';
+
+/** The member behind a web-account session. */
+export const Session = object({ email: Type.String() });
+export type Session = Static<typeof Session>;
 
 export const authRoutes = {
   login: route({
@@ -20,5 +24,38 @@ export const authRoutes = {
       }),
       response: { 200: object({ token: Type.String() }), 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
     },
+  }),
+  createSession: route({
+    method: 'POST',
+    url: '/auth/session',
+    operationId: 'createSession',
+    summary: 'Log in the web account: sets an HttpOnly, SameSite=Strict session cookie (no token in the body)',
+    description:
+      'Calls authenticated by the cookie must send `X-Requested-With: parley` unless they are GET (CSRF protection); ' +
+      'the same throttling as /auth/login applies.',
+    tags: ['Auth'],
+    schema: {
+      body: object({
+        email: Type.String({ minLength: 1, maxLength: EMAIL_MAX }),
+        password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
+      }),
+      response: { 200: Session, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
+    },
+  }),
+  getSession: route({
+    method: 'GET',
+    url: '/auth/session',
+    operationId: 'getSession',
+    summary: 'Who is logged in (cookie or bearer token)',
+    tags: ['Auth'],
+    schema: { response: { 200: Session, 401: ErrorBody } },
+  }),
+  deleteSession: route({
+    method: 'DELETE',
+    url: '/auth/session',
+    operationId: 'deleteSession',
+    summary: 'Sign out of the web account: clears the session cookie',
+    tags: ['Auth'],
+    schema: { response: { 200: object({ success: Type.Literal(true) }) } },
   }),
 } as const;

@@ -12,10 +12,28 @@ import { ConsoleErrors } from './common.ts';
 export const InboxMessage = object({
   ...WebhookMessage.properties,
   rating: nullable(stringEnum(['liked', 'disliked'] as const)),
+  fromAgent: Type.Boolean({ description: 'an agent reply: the only kind that can be marked correct or corrected' }),
 });
 export type InboxMessage = Static<typeof InboxMessage>;
 
 const ChatParams = object({ chatId: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** A chat as the Inbox shows it: the public chat object plus whether the customer is banned. */
+export const InboxChat = object({ ...Chat.properties, banned: Type.Boolean() });
+export type InboxChat = Static<typeof InboxChat>;
+
+function chatAction(operationId: string, url: string, summary: string) {
+  return route({
+    method: 'POST',
+    url,
+    operationId,
+    summary,
+    tags: ['Inbox'],
+    schema: { params: ChatParams, response: { 200: InboxChat, ...ConsoleErrors } },
+  });
+}
+const MessageParams = object({ messageId: Type.String({ minLength: 1, maxLength: 200 }) });
+const InboxTagName = Type.String({ minLength: 1, maxLength: 100 });
 
 export const inboxRoutes = {
   listInboxChats: route({
@@ -24,7 +42,13 @@ export const inboxRoutes = {
     operationId: 'listInboxChats',
     summary: 'Chats of the account, newest activity first (the filters of the public list)',
     tags: ['Inbox'],
-    schema: { querystring: ListChatsQuery, response: { 200: object({ chats: Type.Array(Chat), count: Type.Integer() }), ...ConsoleErrors } },
+    schema: {
+      querystring: object({
+        ...ListChatsQuery.properties,
+        unread: Type.Optional(Type.Boolean({ description: '`true` selects only chats with unread messages or flagged unread' })),
+      }),
+      response: { 200: object({ chats: Type.Array(Chat), count: Type.Integer() }), ...ConsoleErrors },
+    },
   }),
   listMessages: route({
     method: 'GET',
@@ -76,6 +100,54 @@ export const inboxRoutes = {
       params: ChatParams,
       body: object({ status: TaskStatus }),
       response: { 200: object({ id: Type.String(), status: TaskStatus }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+    },
+  }),
+  getInboxChat: route({
+    method: 'GET',
+    url: '/chat/info/:chatId/',
+    operationId: 'getInboxChat',
+    summary: 'One chat with its tags and ban state',
+    tags: ['Inbox'],
+    schema: { params: ChatParams, response: { 200: InboxChat, ...ConsoleErrors } },
+  }),
+  readInboxChat: chatAction('readInboxChat', '/chat/read/:chatId/', 'Mark all messages of a chat read (as the public read)'),
+  unreadInboxChat: chatAction('unreadInboxChat', '/chat/unread/:chatId/', 'Flag a chat unread (as the public unread)'),
+  banInboxChat: chatAction('banInboxChat', '/chat/ban/:chatId/', "Ban the chat's customer (as the public ban; banning twice is no error)"),
+  unbanInboxChat: chatAction('unbanInboxChat', '/chat/unban/:chatId/', "Unban the chat's customer"),
+  addInboxChatTag: route({
+    method: 'POST',
+    url: '/chat/tags/:chatId/',
+    operationId: 'addInboxChatTag',
+    summary: 'Tag a chat (the tag is created when the account has none of that name)',
+    tags: ['Inbox'],
+    schema: { params: ChatParams, body: object({ name: InboxTagName }), response: { 200: InboxChat, ...ConsoleErrors } },
+  }),
+  removeInboxChatTag: route({
+    method: 'DELETE',
+    url: '/chat/tags/:chatId/:name/',
+    operationId: 'removeInboxChatTag',
+    summary: 'Remove a tag from a chat (the tag stays in the account)',
+    tags: ['Inbox'],
+    schema: { params: object({ ...ChatParams.properties, name: InboxTagName }), response: { 200: InboxChat, ...ConsoleErrors } },
+  }),
+  markAnswerCorrect: route({
+    method: 'POST',
+    url: '/chat/answer/:messageId/correct/',
+    operationId: 'markAnswerCorrect',
+    summary: 'Mark an agent reply correct (as the public like)',
+    tags: ['Inbox'],
+    schema: { params: MessageParams, response: { 200: object({ id: Type.String(), rating: stringEnum(['liked', 'disliked'] as const) }), ...ConsoleErrors } },
+  }),
+  correctAnswer: route({
+    method: 'POST',
+    url: '/chat/answer/:messageId/correction/',
+    operationId: 'correctAnswer',
+    summary: "Correct an agent reply: the customer's question and this answer go to the channel's knowledge base (as the public dislike)",
+    tags: ['Inbox'],
+    schema: {
+      params: MessageParams,
+      body: object({ text: Type.String({ minLength: 1, maxLength: MESSAGE_TEXT_MAX }) }),
+      response: { 200: object({ id: Type.String(), rating: stringEnum(['liked', 'disliked'] as const) }), ...ConsoleErrors },
     },
   }),
 } as const;

@@ -87,6 +87,7 @@ export const knowledgeRoutes = {
       querystring: object({
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
         offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, default: 0 })),
+        q: Type.Optional(Type.String({ maxLength: 200, description: 'only entries whose question, synonyms or answer contain this text' })),
       }),
       response: { 200: object({ entries: Type.Array(KnowledgeEntry), count: Type.Integer() }), ...ConsoleErrors },
     },

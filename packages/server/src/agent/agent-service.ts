@@ -170,6 +170,7 @@ export function createAgentService(deps: AgentServiceDeps) {
             origin: 'agent',
             senderName: null,
             text: answer.text,
+            fallback: answer.fallback ?? false,
             createdAt: now,
           });
           if (!message) throw new Error('agent reply was not stored');

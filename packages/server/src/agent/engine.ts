@@ -33,6 +33,8 @@ export interface AgentAnswer {
   text: string | null;
   /** The agent decided its task is complete (the task trigger). */
   taskComplete: { summary: string | null } | null;
+  /** The engine had no answer and sent its fallback sentence (counted in the console's overview). */
+  fallback?: boolean;
 }
 
 export interface AgentEngine {

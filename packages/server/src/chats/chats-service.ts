@@ -1,6 +1,6 @@
 // Chats: the list and the state machines of the spec's States and transitions (read, task status, ban,
 // pause). A status change writes its dialog_status_changed event in the same transaction.
-import type { AgentSettings, Chat, ChannelKind, ListChatsQuery } from '@parley/contracts';
+import type { AgentSettings, Chat, ChannelKind, InboxChat, ListChatsQuery } from '@parley/contracts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import type { Database, Executor } from '../db/client.ts';
@@ -47,7 +47,7 @@ export interface ListArguments {
 export async function listArguments(
   store: Pick<ChatsStore, 'findTags'>,
   accountId: string,
-  query: ListChatsQuery,
+  query: ListChatsQuery & { unread?: boolean },
 ): Promise<ListArguments | undefined> {
   const names = [...new Set(parseTagFilter(query.tag))];
   const tags = names.length > 0 ? await store.findTags(accountId, names) : [];
@@ -59,6 +59,7 @@ export async function listArguments(
     channelKind: query.channelName,
     channelId: query.channelId,
     taskDone: query.complitedTask,
+    ...(query.unread ? { unread: true } : {}),
     tagIds: tags.map((tag) => tag.id),
   };
   return { filter, page: { limit: query.limit ?? 500, offset: query.offset ?? 0 }, tags };
@@ -71,8 +72,9 @@ export async function listArguments(
  */
 async function listCount(store: ChatsStore, { filter, page, tags }: ListArguments, rows: number): Promise<number> {
   if (rows < page.limit && (rows > 0 || page.offset === 0)) return page.offset + rows;
+  if (filter.unread && tags.length === 0) return store.countUnread(filter);
   if (tags.length === 0) return store.countFromCounters(filter);
-  const onlyTags = filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined;
+  const onlyTags = filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined && !filter.unread;
   if (onlyTags) return Math.min(...tags.map((tag) => tag.chatCount));
   return store.countMatching(filter);
 }
@@ -106,6 +108,31 @@ export async function recordTaskStatus(
   return true;
 }
 
+/** A chat row as the public list shows it. */
+function chatView(chat: ChatRow, channelName: string | null, userTags: Chat['userTags']): Chat {
+  return {
+    id: chat.id,
+    uniqueId: chat.uniqueId,
+    channelName: chat.channelKind as ChannelKind,
+    channelId: chat.channelId,
+    channelSettingsName: channelName,
+    chatId: chat.externalChatId,
+    dialogName: chat.dialogName,
+    text: chat.lastText,
+    lastMessageDate: chat.lastMessageAt.toISOString(),
+    unreadCount: chat.unreadCount,
+    customUnread: chat.customUnread,
+    isTriggered: chat.taskDone,
+    paused: chat.paused,
+    isGroup: chat.isGroup,
+    email: chat.email,
+    photo_100: chat.photoUrl,
+    userTags,
+    createdAt: chat.createdAt.toISOString(),
+    updatedAt: chat.updatedAt.toISOString(),
+  };
+}
+
 export function createChatsService({ db, chatsStore, channelsStore, queue, clock, eventsCommitted = () => {} }: ChatsServiceDeps) {
   const store = chatsStore(db);
 
@@ -135,7 +162,8 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
   return {
     applyTaskStatus,
 
-    async listChats(accountId: string, query: ListChatsQuery): Promise<{ chats: Chat[]; count: number }> {
+    /** The chat list; `unread` is the console's own filter (the public list has none). */
+    async listChats(accountId: string, query: ListChatsQuery & { unread?: boolean }): Promise<{ chats: Chat[]; count: number }> {
       const args = await listArguments(store, accountId, query);
       // A name the account has no tag of: no chat has all of them.
       if (!args) return { chats: [], count: 0 };
@@ -147,27 +175,7 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
         ofChat.push({ tags: { id, name } });
         userTags.set(chatId, ofChat);
       }
-      const chats = rows.map(({ chat, channelName }): Chat => ({
-        id: chat.id,
-        uniqueId: chat.uniqueId,
-        channelName: chat.channelKind as ChannelKind,
-        channelId: chat.channelId,
-        channelSettingsName: channelName,
-        chatId: chat.externalChatId,
-        dialogName: chat.dialogName,
-        text: chat.lastText,
-        lastMessageDate: chat.lastMessageAt.toISOString(),
-        unreadCount: chat.unreadCount,
-        customUnread: chat.customUnread,
-        isTriggered: chat.taskDone,
-        paused: chat.paused,
-        isGroup: chat.isGroup,
-        email: chat.email,
-        photo_100: chat.photoUrl,
-        userTags: userTags.get(chat.id) ?? [],
-        createdAt: chat.createdAt.toISOString(),
-        updatedAt: chat.updatedAt.toISOString(),
-      }));
+      const chats = rows.map(({ chat, channelName }) => chatView(chat, channelName, userTags.get(chat.id) ?? []));
       return { chats, count };
     },
 
@@ -206,6 +214,22 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
       if (await store.setBanned(accountId, uniqueId, false, clock.now())) return { success: true as const };
       if (!(await store.findByUniqueId(accountId, uniqueId))) throw Errors.chatNotFound();
       throw Errors.chatNotBanned();
+    },
+
+    /** Console: one chat with its tags and ban state; another account's chat is 404. */
+    async getChat(accountId: string, chatId: string): Promise<InboxChat> {
+      const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
+      if (!chat) throw Errors.consoleChatNotFound();
+      const channel = await channelsStore(db).find(accountId, chat.channelId);
+      const tags = (await store.tagsOf([chat.id])).map(({ id, name }) => ({ tags: { id, name } }));
+      return { ...chatView(chat, channel?.name ?? null, tags), banned: chat.banned };
+    },
+
+    /** Console: ban or unban the chat's customer by chat id; setting the state it already has is no error. */
+    async setBanned(accountId: string, chatId: string, banned: boolean): Promise<void> {
+      const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
+      if (!chat) throw Errors.consoleChatNotFound();
+      await store.setBanned(accountId, chat.uniqueId, banned, clock.now());
     },
 
     /** Console: pause or resume the agent in a chat (the only transitions of `paused`, DESIGN.md). */

@@ -9,6 +9,8 @@ export interface ChatListFilter {
   channelKind?: string;
   channelId?: string;
   taskDone?: boolean;
+  /** Console only: chats with unread messages or flagged unread (a partial index of their own, migration 0009). */
+  unread?: boolean;
   /**
    * Tags (ids found in the account) every listed chat has. The first one's chats are read newest first from its
    * index and the others checked per chat, so the rarest should come first.
@@ -37,11 +39,15 @@ function chatConditions(filter: ChatListFilter): SQL {
     filter.channelKind === undefined ? undefined : eq(chats.channelKind, filter.channelKind),
     filter.channelId === undefined ? undefined : eq(chats.channelId, filter.channelId),
     filter.taskDone === undefined ? undefined : eq(chats.taskDone, filter.taskDone),
+    filter.unread ? UNREAD : undefined,
   ) as SQL;
 }
 
+/** The predicate of chats_account_unread_activity_idx, written the same way so the planner can use it. */
+const UNREAD = sql`(${chats.unreadCount} > 0 or ${chats.customUnread})`;
+
 function hasChatFilters(filter: ChatListFilter): boolean {
-  return filter.channelKind !== undefined || filter.channelId !== undefined || filter.taskDone !== undefined;
+  return filter.channelKind !== undefined || filter.channelId !== undefined || filter.taskDone !== undefined || filter.unread === true;
 }
 
 /** The chat has each of these tags besides the one being read (a probe of the primary key per tag). */
@@ -144,6 +150,12 @@ export function createChatsStore(db: Executor) {
 
     async countFromCounters(filter: Omit<ChatListFilter, 'tagIds'>): Promise<number> {
       const [row] = await countedQuery(filter);
+      return row?.value ?? 0;
+    },
+
+    /** Unread chats matching the filters without tags, counted from the partial unread index. */
+    async countUnread(filter: ChatListFilter): Promise<number> {
+      const [row] = await db.select({ value: count() }).from(chats).where(chatConditions({ ...filter, unread: true }));
       return row?.value ?? 0;
     },
 

@@ -6,6 +6,7 @@ import {
   boolean,
   check,
   customType,
+  date,
   index,
   integer,
   jsonb,
@@ -213,6 +214,10 @@ export const chats = pgTable(
     index('chats_account_activity_idx').on(t.accountId, t.lastMessageAt.desc(), t.id.desc()),
     index('chats_account_kind_activity_idx').on(t.accountId, t.channelKind, t.lastMessageAt.desc(), t.id.desc()),
     index('chats_account_channel_activity_idx').on(t.accountId, t.channelId, t.lastMessageAt.desc(), t.id.desc()),
+    // The Inbox's unread filter (migration 0009).
+    index('chats_account_unread_activity_idx')
+      .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
+      .where(sql`(${t.unreadCount} > 0 or ${t.customUnread})`),
     index('chats_account_done_activity_idx')
       .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
       .where(sql`${t.taskDone}`),
@@ -321,6 +326,8 @@ export const messages = pgTable(
     rating: text('rating'),
     /** A customer message the agent has not yet answered (or decided to leave unanswered). */
     awaitingAgent: boolean('awaiting_agent').notNull().default(false),
+    /** An agent reply that was the engine's fallback sentence (no answer found): the overview's "fell back". */
+    fallback: boolean('fallback').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -331,6 +338,26 @@ export const messages = pgTable(
     index('messages_awaiting_agent_idx').on(t.chatId, t.createdAt, t.id).where(sql`${t.awaitingAgent}`),
     check('messages_rating_check', sql`${t.rating} in ('liked', 'disliked')`),
   ],
+);
+
+/**
+ * The overview's daily figures per account (UTC days), kept by triggers on chats, messages (agent replies) and
+ * knowledge_entries (corrections), migration 0009; 16 shards per day like chat_counts. Readers sum the shards.
+ */
+export const overviewDays = pgTable(
+  'overview_days',
+  {
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    shard: smallint('shard').notNull().default(0),
+    conversations: integer('conversations').notNull().default(0),
+    answered: integer('answered').notNull().default(0),
+    fellBack: integer('fell_back').notNull().default(0),
+    corrections: integer('corrections').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.day, t.shard] })],
 );
 
 /** Transactional outbox: every event is written in the transaction of the change it describes. */

@@ -79,12 +79,13 @@ export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
     async listEntries(
       accountId: string,
       knowledgeBaseId: string,
-      page: { limit?: number; offset?: number },
+      page: { limit?: number; offset?: number; q?: string },
     ): Promise<{ entries: KnowledgeEntry[]; count: number }> {
       await searchConfigOf(accountId, knowledgeBaseId);
       const { rows, count } = await store.listEntries(accountId, knowledgeBaseId, {
         limit: page.limit ?? 100,
         offset: page.offset ?? 0,
+        q: page.q?.trim() || undefined,
       });
       return { entries: rows.map(toEntry), count };
     },

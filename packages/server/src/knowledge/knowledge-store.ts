@@ -119,8 +119,15 @@ export function createKnowledgeStore(db: Executor) {
       return rows.length > 0;
     },
 
-    async listEntries(accountId: string, knowledgeBaseId: string, page: { limit: number; offset: number }) {
-      const where = entriesOf(accountId, knowledgeBaseId);
+    async listEntries(accountId: string, knowledgeBaseId: string, page: { limit: number; offset: number; q?: string | undefined }) {
+      // `q`: entries whose question, synonyms or answer contain the text (case-insensitive), for the console's search box.
+      const pattern = page.q ? `%${page.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+      const where = pattern
+        ? and(
+            entriesOf(accountId, knowledgeBaseId),
+            sql`(${knowledgeEntries.question} ilike ${pattern} or ${knowledgeEntries.answer} ilike ${pattern} or array_to_string(${knowledgeEntries.synonyms}, ' ') ilike ${pattern})`,
+          )
+        : entriesOf(accountId, knowledgeBaseId);
       const [rows, [total]] = await Promise.all([
         db
           .select(entryColumns)

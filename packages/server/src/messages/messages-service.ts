@@ -37,7 +37,7 @@ export interface MessagesServiceDeps {
 }
 
 export function toInboxMessage(row: MessageRow): InboxMessage {
-  return { ...webhookMessage(row), rating: row.rating as InboxMessage['rating'] };
+  return { ...webhookMessage(row), rating: row.rating as InboxMessage['rating'], fromAgent: row.origin === 'agent' };
 }
 
 export function createMessagesService({

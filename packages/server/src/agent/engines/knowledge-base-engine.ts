@@ -36,8 +36,9 @@ export function createKnowledgeBaseEngine({ retriever, baseLanguage }: Knowledge
         if (answer === undefined && texts.length > 1 && last) answer = await lookUp(channel.knowledgeBaseId, language, last);
       }
       const greeting = channel.settings.greeting.trim();
-      const text = answer ?? (firstMessage && greeting ? greeting : fallbackText(channel.settings.aiLang));
-      return { text, taskComplete: null };
+      if (answer !== undefined) return { text: answer, taskComplete: null };
+      if (firstMessage && greeting) return { text: greeting, taskComplete: null };
+      return { text: fallbackText(channel.settings.aiLang), taskComplete: null, fallback: true };
     },
   };
 }

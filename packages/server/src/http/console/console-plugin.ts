@@ -1,9 +1,9 @@
 // Console API (`/console/v1`, DESIGN.md): the web account's backend. Login is open; every other route
-// needs `Authorization: Bearer <JWT>`. Errors speak the caller's `UserLang` (see ../error-handler.ts).
-// Rate limits: the public API's limiter, per token (an invalid or missing token counts against the address), and
-// login attempts per address.
+// needs `Authorization: Bearer <JWT>` or the web account's session cookie. Errors speak the caller's
+// `UserLang` (see ../error-handler.ts). Rate limits: the public API's limiter, per token (an invalid or missing
+// token counts against the address), and login attempts per address.
 import { authRoutes } from '@parley/contracts';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleAccount, ConsoleAuth } from '../../accounts/console-auth.ts';
 import { Errors } from '../../errors.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
@@ -30,10 +30,54 @@ export interface ConsoleOptions {
 export const LOGIN_ATTEMPTS_PER_IP = 20;
 export const LOGIN_WINDOW_MS = 60_000;
 
+/** The web account's session cookie: HttpOnly (no script reads it), SameSite=Strict (no other site sends it). */
+export const SESSION_COOKIE = 'parley_session';
+/** Cookie-authenticated calls that change state must carry it: a custom header no other site can send. */
+export const CSRF_HEADER = 'x-requested-with';
+export const CSRF_VALUE = 'parley';
+
 /** The logged-in account of a console route (set before any handler runs). */
 export function consoleAccountOf(request: FastifyRequest): ConsoleAccount {
   if (!request.consoleAccount) throw Errors.consoleUnauthorized();
   return request.consoleAccount;
+}
+
+function sessionToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const separator = part.indexOf('=');
+    if (separator > 0 && part.slice(0, separator).trim() === SESSION_COOKIE) return part.slice(separator + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
+function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  reply.header(
+    'set-cookie',
+    `${SESSION_COOKIE}=${value}; Path=/console/v1; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`,
+  );
+}
+
+/** Bearer header first (API clients); else the session cookie, with the CSRF header on anything but GET. */
+function authenticate(auth: ConsoleAuth, request: FastifyRequest): ConsoleAccount {
+  if (request.headers.authorization !== undefined) return auth.authenticate(request.headers.authorization);
+  const token = sessionToken(request);
+  if (!token) throw Errors.consoleUnauthorized();
+  const account = auth.authenticateSession(token);
+  if (request.method !== 'GET' && request.method !== 'HEAD' && request.headers[CSRF_HEADER] !== CSRF_VALUE) {
+    throw Errors.csrfHeaderMissing();
+  }
+  return account;
+}
+
+/** The rate-limit bucket: a credential that verifies has its own, anything else shares its address's. */
+function bucketOf(auth: ConsoleAuth, request: FastifyRequest): string {
+  const { authorization } = request.headers;
+  if (authorization !== undefined) return auth.verifies(authorization) ? `token:${sha256Hex(authorization)}` : `ip:${request.ip}`;
+  const session = sessionToken(request);
+  return session !== undefined && auth.verifiesSession(session) ? `session:${sha256Hex(session)}` : `ip:${request.ip}`;
 }
 
 export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, options) => {
@@ -43,34 +87,45 @@ export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, op
     counters,
     max: rateLimitMax,
     prefix: 'parley:rate:console:',
-    // A token that verifies has its own bucket; anything else shares its address's.
-    keyGenerator: (request) => {
-      const { authorization } = request.headers;
-      return auth.verifies(authorization) ? `token:${sha256Hex(authorization ?? '')}` : `ip:${request.ip}`;
-    },
+    keyGenerator: (request) => bucketOf(auth, request),
   });
   const app: TypedApp = fastify.withTypeProvider();
 
-  app.route({
-    ...routeOptions(authRoutes.login),
-    config: {
-      scope: undefined,
-      rateLimit: {
-        max: loginAttemptsPerIp,
-        timeWindow: LOGIN_WINDOW_MS,
-        keyGenerator: (request) => `login:${request.ip}`,
-        // The login's documented 429 body, like its e-mail lock's.
-        errorResponseBuilder: () => Errors.loginRateLimited(),
-      },
-      ratePolicy: ratePolicy(loginAttemptsPerIp, LOGIN_WINDOW_MS),
+  // Logins (a token for scripts, a session cookie for the web account) count per address as well.
+  const loginConfig = {
+    scope: undefined,
+    rateLimit: {
+      max: loginAttemptsPerIp,
+      timeWindow: LOGIN_WINDOW_MS,
+      keyGenerator: (request: FastifyRequest) => `login:${request.ip}`,
+      // The login's documented 429 body, like its e-mail lock's.
+      errorResponseBuilder: () => Errors.loginRateLimited(),
     },
-    handler: (request) => auth.login(request.body, request.ip),
+    ratePolicy: ratePolicy(loginAttemptsPerIp, LOGIN_WINDOW_MS),
+  };
+  app.route({ ...routeOptions(authRoutes.login), config: loginConfig, handler: (request) => auth.login(request.body, request.ip) });
+  app.route({
+    ...routeOptions(authRoutes.createSession),
+    config: loginConfig,
+    handler: async (request, reply) => {
+      const session = await auth.startSession(request.body, request.ip);
+      setSessionCookie(request, reply, session.token, session.maxAgeSeconds);
+      return { email: session.email };
+    },
+  });
+  app.route({
+    ...routeOptions(authRoutes.deleteSession),
+    handler: async (request, reply) => {
+      setSessionCookie(request, reply, '', 0);
+      return { success: true as const };
+    },
   });
 
   await app.register(async (scope) => {
     afterRateLimit(scope, async (request) => {
-      request.consoleAccount = auth.authenticate(request.headers.authorization);
+      request.consoleAccount = authenticate(auth, request);
     });
+    scope.route({ ...routeOptions(authRoutes.getSession), handler: (request) => ({ email: consoleAccountOf(request).email }) });
     routes(scope.withTypeProvider());
   });
 };

@@ -16,11 +16,14 @@ export function consoleLanguage(header: string | string[] | undefined): ConsoleL
 
 const ru: Record<string, (p: ErrorParams) => string> = {
   unauthorized: () => 'Требуется авторизация',
+  csrfHeaderMissing: () => 'Вызову с cookie сессии нужен заголовок X-Requested-With: parley',
   invalidCredentials: () => 'Неверный e-mail или пароль',
   loginLocked: (p) => `Слишком много неудачных попыток входа для этого e-mail; повторите через ${p.minutes} мин`,
   loginRateLimited: () => 'Слишком много попыток входа с этого адреса; повторите позже',
   channelNotFound: () => 'Канал не найден',
   consoleChatNotFound: () => 'Чат не найден',
+  consoleMessageNotFound: () => 'Сообщение не найдено',
+  consoleTagNotFound: () => 'Тег не найден',
   unknownChannelKind: (p) => `Неизвестный тип канала «${p.kind}»; допустимые: ${p.kinds}`,
   knowledgeBaseNotFound: () => 'База знаний не найдена',
   knowledgeBaseRefNotFound: () => 'knowledgeBaseId: база знаний не найдена',

@@ -1,0 +1,35 @@
+// The overview (web account's first page): what a team lead looks at, from SQL aggregates over a window.
+import { Type, type Static } from 'typebox';
+import { route } from '../route.ts';
+import { object } from '../schema.ts';
+import { ConsoleErrors } from './common.ts';
+
+export const OVERVIEW_DAYS_MAX = 90;
+
+export const Overview = object({
+  days: Type.Integer({ description: 'length of the window, in UTC days ending today' }),
+  /** One row per UTC day of the window, oldest first (days without chats included, with 0). */
+  conversationsPerDay: Type.Array(object({ date: Type.String({ description: 'YYYY-MM-DD (UTC)' }), conversations: Type.Integer() })),
+  agentReplies: object({
+    answered: Type.Integer({ description: 'agent replies with an answer (knowledge base, model or greeting)' }),
+    fellBack: Type.Integer({ description: "agent replies that were the engine's fallback sentence" }),
+  }),
+  corrections: Type.Integer({ description: 'knowledge-base entries made from corrected replies in the window' }),
+  tasksDone: Type.Integer({ description: 'chats whose task is done (all time)' }),
+  chats: Type.Integer({ description: 'chats of the account (all time)' }),
+});
+export type Overview = Static<typeof Overview>;
+
+export const overviewRoutes = {
+  getOverview: route({
+    method: 'GET',
+    url: '/overview/',
+    operationId: 'getOverview',
+    summary: 'Conversations per day, answered vs fell back, corrections, tasks done',
+    tags: ['Overview'],
+    schema: {
+      querystring: object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: OVERVIEW_DAYS_MAX, default: 14 })) }),
+      response: { 200: Overview, ...ConsoleErrors },
+    },
+  }),
+} as const;

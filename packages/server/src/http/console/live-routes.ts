@@ -1,0 +1,49 @@
+// Live updates of the web account (DESIGN.md, Web account): `GET /console/v1/live` is a Server-Sent Events
+// stream of the account's committed events (the webhook payloads, from the live feed), authenticated like
+// every console call (session cookie or bearer header), so no token is ever put in a URL.
+import type { ServerResponse } from 'node:http';
+import type { LiveFeed } from '../../events/live-feed.ts';
+import type { TypedApp } from '../route-options.ts';
+import { consoleAccountOf } from './console-plugin.ts';
+
+/** A comment line this often keeps proxies from closing an idle stream. */
+const HEARTBEAT_MS = 15_000;
+
+export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): void {
+  const open = new Set<ServerResponse>();
+  // Open streams would hold the server up at shutdown: they are ended first.
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.end();
+    open.clear();
+  });
+
+  app.get('/live', (request, reply) => {
+    const { accountId } = consoleAccountOf(request);
+    reply.hijack();
+    const stream = reply.raw;
+    stream.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
+    stream.write('retry: 2000\n\n');
+    const send = (name: string, data: unknown) => stream.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    const unsubscribe = liveFeed.subscribe(
+      accountId,
+      (event) => send('event', { chatId: event.chatId, channelId: event.channelId, payload: event.payload }),
+      () => send('gap', {}),
+    );
+    const heartbeat = setInterval(() => stream.write(': ping\n\n'), HEARTBEAT_MS);
+    open.add(stream);
+    const done = () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      open.delete(stream);
+    };
+    request.raw.on('close', done);
+    stream.on('close', done);
+    send('ready', {});
+  });
+}

@@ -1,0 +1,165 @@
+// English and Russian. Visible labels are translated; the accessible names of DESIGN.md stay in English
+// (elements of the contract carry an English aria-label).
+import { useEffect, useState } from 'preact/hooks';
+
+export type Lang = 'en' | 'ru';
+const STORAGE_KEY = 'parley.lang';
+
+const ru: Record<string, string> = {
+  Email: 'Эл. почта',
+  Password: 'Пароль',
+  'Sign in': 'Войти',
+  'Sign out': 'Выйти',
+  'Sign in to Parley': 'Вход в Parley',
+  Language: 'Язык',
+  Overview: 'Обзор',
+  Inbox: 'Входящие',
+  Channels: 'Каналы',
+  'Knowledge bases': 'Базы знаний',
+  Deliveries: 'Доставки',
+  'Connect channel': 'Подключить канал',
+  Kind: 'Тип',
+  Name: 'Название',
+  Connect: 'Подключить',
+  Cancel: 'Отмена',
+  Save: 'Сохранить',
+  Saved: 'Сохранено',
+  'Webhook URL': 'URL вебхука',
+  'Signing secret': 'Секрет подписи',
+  'Send test event': 'Отправить тестовое событие',
+  'Disable agent responses': 'Отключить ответы агента',
+  'Agent on': 'Агент включён',
+  Role: 'Роль',
+  Behavior: 'Поведение',
+  Task: 'Задача',
+  Greeting: 'Приветствие',
+  'Agent language': 'Язык агента',
+  Engine: 'Движок',
+  'Knowledge base': 'База знаний',
+  None: 'Нет',
+  'Base URL': 'Базовый URL',
+  Model: 'Модель',
+  'API key': 'Ключ API',
+  'Working hours': 'Рабочие часы',
+  'Time zone': 'Часовой пояс',
+  'Add interval': 'Добавить интервал',
+  Remove: 'Удалить',
+  'Auto-reply': 'Автоответ',
+  'Delete channel': 'Удалить канал',
+  'Delete this channel and all its chats?': 'Удалить этот канал и все его чаты?',
+  Delete: 'Удалить',
+  'Try the agent': 'Проверить агента',
+  'Message to the agent': 'Сообщение агенту',
+  Ask: 'Спросить',
+  'Receiver answered HTTP': 'Получатель ответил HTTP',
+  'No answer from the receiver': 'Получатель не ответил',
+  'written, never shown': 'только запись, не показывается',
+  'a key is stored': 'ключ сохранён',
+  'Channel ID': 'ID канала',
+  'Send a message through the API': 'Отправка сообщения через API',
+  Chats: 'Чаты',
+  Reply: 'Ответ',
+  Send: 'Отправить',
+  'Pause agent': 'Приостановить агента',
+  'Resume agent': 'Возобновить агента',
+  'Mark done': 'Отметить выполненным',
+  'Mark not done': 'Отметить невыполненным',
+  Ban: 'Заблокировать',
+  Unban: 'Разблокировать',
+  'Mark read': 'Прочитано',
+  'Mark unread': 'Непрочитано',
+  'Mark correct': 'Верно',
+  'Correct the answer': 'Исправить ответ',
+  'Correct answer': 'Правильный ответ',
+  'Save to knowledge base': 'Сохранить в базу знаний',
+  'Add tag': 'Добавить тег',
+  Tag: 'Тег',
+  Tags: 'Теги',
+  'All channels': 'Все каналы',
+  'All kinds': 'Все типы',
+  'Task done only': 'Только выполненные',
+  'Unread only': 'Только непрочитанные',
+  Newer: 'Новее',
+  Older: 'Старше',
+  'Select a chat': 'Выберите чат',
+  'No chats': 'Чатов нет',
+  paused: 'на паузе',
+  done: 'выполнено',
+  banned: 'заблокирован',
+  Customer: 'Клиент',
+  Agent: 'Агент',
+  Team: 'Команда',
+  'Marked correct': 'Отмечено верным',
+  'Corrected': 'Исправлено',
+  'Create knowledge base': 'Создать базу знаний',
+  Create: 'Создать',
+  Entries: 'Записи',
+  Search: 'Поиск',
+  Question: 'Вопрос',
+  Answer: 'Ответ',
+  'Synonyms (one per line)': 'Синонимы (по одному в строке)',
+  'Add entry': 'Добавить запись',
+  Edit: 'Изменить',
+  'From a correction': 'Из исправления',
+  Rename: 'Переименовать',
+  'Delete knowledge base': 'Удалить базу знаний',
+  Channel: 'Канал',
+  'Webhook deliveries': 'Доставки вебхуков',
+  Event: 'Событие',
+  Status: 'Статус',
+  Attempts: 'Попытки',
+  Redeliver: 'Доставить снова',
+  'Agent failures': 'Сбои агента',
+  'No deliveries': 'Доставок нет',
+  'No failures': 'Сбоев нет',
+  'Conversations per day': 'Разговоров в день',
+  'Agent replies': 'Ответы агента',
+  answered: 'ответил',
+  'fell back': 'не нашёл ответа',
+  Corrections: 'Исправления',
+  'Tasks done': 'Задач выполнено',
+  'of chats': 'из чатов',
+  'last days': 'последних дней',
+  Loading: 'Загрузка',
+  Open: 'Открыть',
+  on: 'вкл.',
+  off: 'выкл.',
+  'agent off': 'агент выключен',
+  'responses disabled': 'ответы отключены',
+};
+
+function initialLang(): Lang {
+  const stored = localStorage.getItem(STORAGE_KEY);
+  if (stored === 'en' || stored === 'ru') return stored;
+  return (navigator.language || 'en').toLowerCase().startsWith('ru') ? 'ru' : 'en';
+}
+
+let lang: Lang = initialLang();
+const listeners = new Set<(lang: Lang) => void>();
+document.documentElement.lang = lang;
+
+export function currentLang(): Lang {
+  return lang;
+}
+
+export function setLang(next: Lang): void {
+  lang = next;
+  localStorage.setItem(STORAGE_KEY, next);
+  document.documentElement.lang = next;
+  for (const listener of listeners) listener(next);
+}
+
+/** The text in the current language (English is the key). */
+export function t(text: string): string {
+  return lang === 'ru' ? (ru[text] ?? text) : text;
+}
+
+/** Re-renders the component when the language changes. */
+export function useLang(): Lang {
+  const [value, setValue] = useState(lang);
+  useEffect(() => {
+    listeners.add(setValue);
+    return () => void listeners.delete(setValue);
+  }, []);
+  return value;
+}

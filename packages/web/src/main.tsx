@@ -1,0 +1,97 @@
+// The web account: sign in, then Overview, Inbox, Channels, Knowledge bases, Deliveries.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { Session } from '@parley/contracts';
+import { api, setUnauthorizedHandler } from './api.ts';
+import { t, useLang } from './i18n.ts';
+import { navigate, usePath } from './router.ts';
+import { LanguageSelect, Link } from './ui.tsx';
+import { LoginPage } from './pages/login.tsx';
+import { OverviewPage } from './pages/overview.tsx';
+import { InboxPage } from './pages/inbox.tsx';
+import { ChannelsPage } from './pages/channels.tsx';
+import { ChannelPage } from './pages/channel.tsx';
+import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';
+import { DeliveriesPage } from './pages/deliveries.tsx';
+import './style.css';
+
+const NAV = [
+  { href: '/overview', name: 'Overview' },
+  { href: '/inbox', name: 'Inbox' },
+  { href: '/channels', name: 'Channels' },
+  { href: '/knowledge-bases', name: 'Knowledge bases' },
+  { href: '/deliveries', name: 'Deliveries' },
+] as const;
+
+function Page({ path }: { path: string }) {
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  switch (parts[0]) {
+    case undefined:
+    case 'overview':
+      return <OverviewPage />;
+    case 'inbox':
+      return <InboxPage chatId={parts[1]} />;
+    case 'channels':
+      return parts[1] && parts[2] ? <ChannelPage type={parts[1]} id={parts[2]} /> : <ChannelsPage />;
+    case 'knowledge-bases':
+      return parts[1] ? <KnowledgeBasePage id={parts[1]} /> : <KnowledgeBasesPage />;
+    case 'deliveries':
+      return <DeliveriesPage />;
+    default:
+      return <p>Not found</p>;
+  }
+}
+
+function App() {
+  useLang();
+  const path = usePath();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => setSession(null));
+    api<Session>('GET', '/auth/session').then(setSession, () => setSession(null));
+  }, []);
+
+  if (session === undefined) return <p class="loading">{t('Loading')}…</p>;
+  if (session === null || path === '/login') {
+    return (
+      <LoginPage
+        onSignedIn={(next) => {
+          setSession(next);
+          if (location.pathname === '/login') navigate('/', true);
+        }}
+      />
+    );
+  }
+
+  const signOut = async () => {
+    await api('DELETE', '/auth/session').catch(() => undefined);
+    setSession(null);
+  };
+  const section = `/${path.split('/')[1] || 'overview'}`;
+  return (
+    <div class="shell">
+      <header class="top">
+        <strong class="brand">Parley</strong>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <Link key={item.href} href={item.href} label={item.name} current={section === item.href}>
+              {t(item.name)}
+            </Link>
+          ))}
+        </nav>
+        <span class="who">{session.email}</span>
+        <LanguageSelect />
+        <button type="button" aria-label="Sign out" onClick={signOut}>
+          {t('Sign out')}
+        </button>
+      </header>
+      <main>
+        <Page path={path} />
+      </main>
+    </div>
+  );
+}
+
+const root = document.getElementById('app');
+if (root) render(<App />, root);

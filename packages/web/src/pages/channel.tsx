@@ -1,0 +1,419 @@
+// One channel: agent settings, engine, knowledge base, working hours, webhook, test event, Disable agent
+// responses, delete, and the Try the agent panel.
+import { useEffect, useState } from 'preact/hooks';
+import type { AgentEngineInput, Channel, KnowledgeBase, UpdateChannelBody, Weekday, WorkingHours } from '@parley/contracts';
+import { api, errorText } from '../api.ts';
+import { t } from '../i18n.ts';
+import { navigate } from '../router.ts';
+import { ErrorLine, Field, Link, StatusLine } from '../ui.tsx';
+import { CREDENTIAL_FIELDS, kindLabel } from './channels.tsx';
+
+const DAYS: Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+
+interface Draft {
+  name: string;
+  isActive: boolean;
+  role: string;
+  behavior: string;
+  task: string;
+  greeting: string;
+  aiLang: string;
+  engine: 'knowledge-base' | 'openai-compatible';
+  baseUrl: string;
+  model: string;
+  apiKey: string;
+  knowledgeBaseId: string;
+  hoursOn: boolean;
+  timeZone: string;
+  intervals: WorkingHours['intervals'];
+  autoReply: string;
+  webhookUrl: string;
+  webhookSecret: string;
+  credentials: Record<string, string>;
+}
+
+function draftOf(channel: Channel): Draft {
+  const engine = channel.agentEngine;
+  return {
+    name: channel.name,
+    isActive: channel.settings.isActive,
+    role: channel.settings.role,
+    behavior: channel.settings.behavior,
+    task: channel.settings.task,
+    greeting: channel.settings.greeting,
+    aiLang: channel.settings.aiLang,
+    engine: engine.kind,
+    baseUrl: engine.kind === 'openai-compatible' ? engine.baseUrl : '',
+    model: engine.kind === 'openai-compatible' ? engine.model : '',
+    apiKey: '',
+    knowledgeBaseId: channel.knowledgeBaseId ?? '',
+    hoursOn: channel.workingHours !== null,
+    timeZone: channel.workingHours?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    intervals: channel.workingHours?.intervals ?? [],
+    autoReply: channel.autoReply ?? '',
+    webhookUrl: channel.webhookUrl ?? '',
+    webhookSecret: '',
+    credentials: {},
+  };
+}
+
+function bodyOf(draft: Draft, channel: Channel): UpdateChannelBody {
+  let agentEngine: AgentEngineInput = { kind: 'knowledge-base' };
+  if (draft.engine === 'openai-compatible') {
+    agentEngine = { kind: 'openai-compatible', baseUrl: draft.baseUrl.trim(), model: draft.model.trim() };
+    if (draft.apiKey) agentEngine.apiKey = draft.apiKey;
+  }
+  const body: UpdateChannelBody = {
+    name: draft.name,
+    settings: {
+      isActive: draft.isActive,
+      role: draft.role,
+      behavior: draft.behavior,
+      task: draft.task,
+      greeting: draft.greeting,
+      aiLang: draft.aiLang,
+    },
+    agentEngine,
+    knowledgeBaseId: draft.knowledgeBaseId || null,
+    workingHours: draft.hoursOn ? { timeZone: draft.timeZone, intervals: draft.intervals } : null,
+    autoReply: draft.autoReply.trim() ? draft.autoReply : null,
+    webhookUrl: draft.webhookUrl.trim() ? draft.webhookUrl.trim() : null,
+  };
+  if (draft.webhookSecret) body.webhookSecret = draft.webhookSecret;
+  const fields = CREDENTIAL_FIELDS[channel.type] ?? [];
+  if (fields.some((f) => draft.credentials[f.key])) {
+    body.credentials = Object.fromEntries(fields.map((f) => [f.key, draft.credentials[f.key] ?? '']));
+  }
+  return body;
+}
+
+function ApiChannelHelp({ channel }: { channel: Channel }) {
+  const curl = [
+    `curl -X POST '${location.origin}/api/v1/chats/chat/send-message-universal' \\`,
+    `  -H 'Authorization: <your API key>' -H 'Content-Type: application/json' \\`,
+    `  -d '${JSON.stringify({ channel: 'custom', channelId: channel.id, externalChatId: 'customer-1', role: 'user', text: 'Hello!' })}'`,
+  ].join('\n');
+  return (
+    <section class="card">
+      <p>
+        {t('Channel ID')}: <code>{channel.id}</code>
+      </p>
+      <h3>{t('Send a message through the API')}</h3>
+      <pre aria-label="curl example">{curl}</pre>
+    </section>
+  );
+}
+
+function WidgetHelp({ channel }: { channel: Channel }) {
+  return (
+    <section class="card">
+      <pre aria-label="Widget snippet">{`<script src="${location.origin}/widget.js" data-channel="${channel.id}" async></script>`}</pre>
+    </section>
+  );
+}
+
+function TryAgent({ channel }: { channel: Channel }) {
+  const [text, setText] = useState('');
+  const [reply, setReply] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const ask = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await api<{ reply: string | null; taskComplete: boolean }>('POST', `/chat/test/${encodeURIComponent(channel.id)}/`, { body: { text } });
+      setReply(result.reply ?? '—');
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card" aria-label="Try the agent" onSubmit={ask}>
+      <h2>{t('Try the agent')}</h2>
+      <Field label={t('Message to the agent')}>
+        <input aria-label="Message to the agent" required value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </Field>
+      <button type="submit" aria-label="Ask" disabled={busy}>
+        {t('Ask')}
+      </button>
+      <ErrorLine error={error} />
+      {reply !== null && (
+        <p class="bubble assistant" aria-label="Agent reply">
+          {reply}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function ChannelPage({ type, id }: { type: string; id: string }) {
+  const [channel, setChannel] = useState<Channel | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [bases, setBases] = useState<KnowledgeBase[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [testResult, setTestResult] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const path = `/channel/${type}/${encodeURIComponent(id)}/`;
+
+  useEffect(() => {
+    api<Channel>('GET', path).then(
+      (c) => {
+        setChannel(c);
+        setDraft(draftOf(c));
+      },
+      (e) => setError(errorText(e)),
+    );
+    api<{ knowledgeBases: KnowledgeBase[] }>('GET', '/knowledge-bases').then((r) => setBases(r.knowledgeBases), () => undefined);
+  }, [path]);
+
+  if (!channel || !draft) return <ErrorLine error={error} />;
+  const set = (changes: Partial<Draft>) => setDraft({ ...draft, ...changes });
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    setStatus(null);
+    try {
+      const saved = await api<Channel>('PUT', path, { body: bodyOf(draft, channel) });
+      setChannel(saved);
+      setDraft(draftOf(saved));
+      setStatus(t('Saved'));
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  const toggleResponses = async (disabled: boolean) => {
+    setError(null);
+    try {
+      const saved = await api<Channel>('PUT', path, { body: { disableAgentResponses: disabled } });
+      setChannel(saved);
+      setStatus(t('Saved'));
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  const sendTest = async () => {
+    setTestResult(null);
+    setError(null);
+    try {
+      const result = await api<{ success: boolean; status: number | null; error?: string }>('POST', `/webhooks/${type}/${encodeURIComponent(id)}/test`);
+      setTestResult(result.status === null ? `${t('No answer from the receiver')}${result.error ? `: ${result.error}` : ''}` : `${t('Receiver answered HTTP')} ${result.status}`);
+    } catch (failure) {
+      setTestResult(errorText(failure));
+    }
+  };
+
+  const remove = async () => {
+    try {
+      await api('DELETE', path);
+      navigate('/channels');
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  const credentialFields = CREDENTIAL_FIELDS[channel.type] ?? [];
+  return (
+    <section class="channel">
+      <p>
+        <Link href="/channels">← {t('Channels')}</Link>
+      </p>
+      <h1>
+        {channel.name} <small>{kindLabel(channel.type)}</small>
+      </h1>
+      {channel.type === 'custom' && <ApiChannelHelp channel={channel} />}
+      {channel.type === 'widget' && <WidgetHelp channel={channel} />}
+
+      <div class="card row">
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-label="Disable agent responses"
+            checked={channel.disableAgentResponses}
+            onChange={(e) => toggleResponses(e.currentTarget.checked)}
+          />
+          <span>{t('Disable agent responses')}</span>
+        </label>
+      </div>
+
+      <form class="card grid" aria-label="Channel settings" onSubmit={save}>
+        <Field label={t('Name')}>
+          <input aria-label="Name" required maxLength={100} value={draft.name} onInput={(e) => set({ name: e.currentTarget.value })} />
+        </Field>
+        <label class="check">
+          <input type="checkbox" aria-label="Agent on" checked={draft.isActive} onChange={(e) => set({ isActive: e.currentTarget.checked })} />
+          <span>{t('Agent on')}</span>
+        </label>
+        <Field label={t('Role')}>
+          <input aria-label="Role" maxLength={1000} value={draft.role} onInput={(e) => set({ role: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Behavior')}>
+          <textarea aria-label="Behavior" rows={3} maxLength={4000} value={draft.behavior} onInput={(e) => set({ behavior: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Task')}>
+          <textarea aria-label="Task" rows={2} maxLength={2000} value={draft.task} onInput={(e) => set({ task: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Greeting')}>
+          <input aria-label="Greeting" maxLength={1000} value={draft.greeting} onInput={(e) => set({ greeting: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Agent language')}>
+          <input aria-label="Agent language" maxLength={16} value={draft.aiLang} onInput={(e) => set({ aiLang: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Engine')}>
+          <select aria-label="Engine" value={draft.engine} onChange={(e) => set({ engine: e.currentTarget.value as Draft['engine'] })}>
+            <option value="knowledge-base">Knowledge base</option>
+            <option value="openai-compatible">OpenAI-compatible</option>
+          </select>
+        </Field>
+        {draft.engine === 'openai-compatible' && (
+          <>
+            <Field label={t('Base URL')}>
+              <input aria-label="Base URL" type="url" required placeholder="https://api.openai.com/v1" value={draft.baseUrl} onInput={(e) => set({ baseUrl: e.currentTarget.value })} />
+            </Field>
+            <Field label={t('Model')}>
+              <input aria-label="Model" required value={draft.model} onInput={(e) => set({ model: e.currentTarget.value })} />
+            </Field>
+            <Field label={t('API key')}>
+              <input
+                aria-label="API key"
+                type="password"
+                autocomplete="off"
+                placeholder={channel.agentEngine.kind === 'openai-compatible' && channel.agentEngine.apiKeySet ? t('a key is stored') : t('written, never shown')}
+                value={draft.apiKey}
+                onInput={(e) => set({ apiKey: e.currentTarget.value })}
+              />
+            </Field>
+          </>
+        )}
+        <Field label={t('Knowledge base')}>
+          <select aria-label="Knowledge base" value={draft.knowledgeBaseId} onChange={(e) => set({ knowledgeBaseId: e.currentTarget.value })}>
+            <option value="">{t('None')}</option>
+            {bases.map((base) => (
+              <option key={base.id} value={base.id}>
+                {base.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <fieldset>
+          <legend>
+            <label class="check">
+              <input type="checkbox" aria-label="Working hours" checked={draft.hoursOn} onChange={(e) => set({ hoursOn: e.currentTarget.checked })} />
+              <span>{t('Working hours')}</span>
+            </label>
+          </legend>
+          {draft.hoursOn && (
+            <>
+              <Field label={t('Time zone')}>
+                <input aria-label="Time zone" value={draft.timeZone} onInput={(e) => set({ timeZone: e.currentTarget.value })} />
+              </Field>
+              {draft.intervals.map((interval, index) => (
+                <div class="row" key={index}>
+                  <select
+                    aria-label={`Day ${index + 1}`}
+                    value={interval.day}
+                    onChange={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, day: e.currentTarget.value as Weekday } : it)) })}
+                  >
+                    {DAYS.map((day) => (
+                      <option key={day} value={day}>
+                        {day}
+                      </option>
+                    ))}
+                  </select>
+                  <input
+                    aria-label={`From ${index + 1}`}
+                    pattern="[0-2][0-9]:[0-5][0-9]"
+                    value={interval.from}
+                    onInput={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, from: e.currentTarget.value } : it)) })}
+                  />
+                  <input
+                    aria-label={`To ${index + 1}`}
+                    pattern="[0-2][0-9]:[0-5][0-9]"
+                    value={interval.to}
+                    onInput={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, to: e.currentTarget.value } : it)) })}
+                  />
+                  <button type="button" onClick={() => set({ intervals: draft.intervals.filter((_, i) => i !== index) })}>
+                    {t('Remove')}
+                  </button>
+                </div>
+              ))}
+              <button type="button" onClick={() => set({ intervals: [...draft.intervals, { day: 'mon', from: '09:00', to: '18:00' }] })}>
+                {t('Add interval')}
+              </button>
+            </>
+          )}
+        </fieldset>
+        <Field label={t('Auto-reply')}>
+          <textarea aria-label="Auto-reply" rows={2} maxLength={2000} value={draft.autoReply} onInput={(e) => set({ autoReply: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Webhook URL')}>
+          <input aria-label="Webhook URL" type="url" value={draft.webhookUrl} onInput={(e) => set({ webhookUrl: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Signing secret')}>
+          <input
+            aria-label="Signing secret"
+            type="password"
+            autocomplete="off"
+            minLength={16}
+            placeholder={channel.webhookSecretSet ? t('a key is stored') : t('written, never shown')}
+            value={draft.webhookSecret}
+            onInput={(e) => set({ webhookSecret: e.currentTarget.value })}
+          />
+        </Field>
+        {credentialFields.map((field) => (
+          <Field label={field.label} key={field.key}>
+            <input
+              type={field.secret ? 'password' : 'text'}
+              autocomplete="off"
+              placeholder={channel.credentialsSet ? t('a key is stored') : ''}
+              value={draft.credentials[field.key] ?? ''}
+              onInput={(e) => set({ credentials: { ...draft.credentials, [field.key]: e.currentTarget.value } })}
+            />
+          </Field>
+        ))}
+        <ErrorLine error={error} />
+        <div class="row">
+          <button type="submit" aria-label="Save">
+            {t('Save')}
+          </button>
+          <StatusLine text={status} />
+        </div>
+      </form>
+
+      <div class="card">
+        <button type="button" aria-label="Send test event" onClick={sendTest}>
+          {t('Send test event')}
+        </button>
+        <p class="result" aria-label="Test event result" aria-live="polite">
+          {testResult ?? ''}
+        </p>
+      </div>
+
+      <TryAgent channel={channel} />
+
+      <div class="card danger">
+        {confirmDelete ? (
+          <div class="row">
+            <span>{t('Delete this channel and all its chats?')}</span>
+            <button type="button" aria-label="Delete" onClick={remove}>
+              {t('Delete')}
+            </button>
+            <button type="button" aria-label="Cancel" onClick={() => setConfirmDelete(false)}>
+              {t('Cancel')}
+            </button>
+          </div>
+        ) : (
+          <button type="button" aria-label="Delete channel" onClick={() => setConfirmDelete(true)}>
+            {t('Delete channel')}
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,415 @@
+// The Inbox: chats with the public list's filters and paging, a chat's history and every action on it,
+// live (new chats, messages and status changes appear without a reload). Texts are rendered as text only.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { Channel, ChannelKind, Chat, InboxChat, InboxMessage } from '@parley/contracts';
+import { api, errorText } from '../api.ts';
+import { t } from '../i18n.ts';
+import { useLive } from '../live.ts';
+import { navigate } from '../router.ts';
+import { ErrorLine, formatTime } from '../ui.tsx';
+import { KINDS, kindLabel } from './channels.tsx';
+
+const PAGE = 50;
+
+interface Filters {
+  channelId: string;
+  channelName: string;
+  tag: string;
+  done: boolean;
+  unread: boolean;
+  offset: number;
+}
+
+function Attachments({ message }: { message: InboxMessage }) {
+  if (message.attachments.length === 0) return null;
+  return (
+    <div class="attachments">
+      {message.attachments.map((file) => {
+        if (file.contentType.startsWith('image/')) {
+          return (
+            <a key={file.url} href={file.url} target="_blank" rel="noopener noreferrer">
+              <img src={file.url} alt={file.name} loading="lazy" />
+            </a>
+          );
+        }
+        if (file.contentType.startsWith('audio/')) return <audio key={file.url} controls src={file.url} aria-label={file.name} />;
+        return (
+          <a key={file.url} href={file.url} target="_blank" rel="noopener noreferrer" download={file.name}>
+            {file.name}
+          </a>
+        );
+      })}
+    </div>
+  );
+}
+
+function AgentReplyActions({ message, onRated }: { message: InboxMessage; onRated: () => void }) {
+  const [correcting, setCorrecting] = useState(false);
+  const [text, setText] = useState(message.text);
+  const [error, setError] = useState<string | null>(null);
+  if (message.rating === 'liked') return <span class="rating">{t('Marked correct')}</span>;
+  if (message.rating === 'disliked') return <span class="rating">{t('Corrected')}</span>;
+
+  const markCorrect = async () => {
+    try {
+      await api('POST', `/chat/answer/${message.id}/correct/`);
+      onRated();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  const saveCorrection = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api('POST', `/chat/answer/${message.id}/correction/`, { body: { text } });
+      setCorrecting(false);
+      onRated();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  return (
+    <div class="reply-actions">
+      {!correcting && (
+        <>
+          <button type="button" class="small" aria-label="Mark correct" onClick={markCorrect}>
+            {t('Mark correct')}
+          </button>
+          <button type="button" class="small" aria-label="Correct the answer" onClick={() => setCorrecting(true)}>
+            {t('Correct the answer')}
+          </button>
+        </>
+      )}
+      {correcting && (
+        <form onSubmit={saveCorrection}>
+          <label class="field">
+            <span>{t('Correct answer')}</span>
+            <textarea aria-label="Correct answer" required rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          </label>
+          <div class="row">
+            <button type="submit" aria-label="Save to knowledge base">
+              {t('Save to knowledge base')}
+            </button>
+            <button type="button" aria-label="Cancel" onClick={() => setCorrecting(false)}>
+              {t('Cancel')}
+            </button>
+          </div>
+        </form>
+      )}
+      <ErrorLine error={error} />
+    </div>
+  );
+}
+
+function senderOf(message: InboxMessage, chat: InboxChat): string {
+  if (message.role === 'user') return message.senderName ?? chat.dialogName;
+  return message.senderName ?? t('Agent');
+}
+
+function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: () => void; version: number }) {
+  const [chat, setChat] = useState<InboxChat | null>(null);
+  const [messages, setMessages] = useState<InboxMessage[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [reply, setReply] = useState('');
+  const [tag, setTag] = useState('');
+  const [sending, setSending] = useState(false);
+  const logRef = useRef<HTMLOListElement>(null);
+  const markedRead = useRef<string | null>(null);
+  // The list's reload of the current filters, whichever render `load` was made in.
+  const changed = useRef(onChanged);
+  changed.current = onChanged;
+
+  const load = useCallback(async () => {
+    try {
+      const [info, history] = await Promise.all([
+        api<InboxChat>('GET', `/chat/info/${chatId}/`),
+        api<{ messages: InboxMessage[] }>('GET', `/chat/messages/${chatId}/`),
+      ]);
+      setMessages(history.messages);
+      setError(null);
+      // Opening a chat reads it (once per opening; "Mark unread" flags it again).
+      if (markedRead.current !== chatId && (info.unreadCount > 0 || info.customUnread)) {
+        markedRead.current = chatId;
+        setChat(await api<InboxChat>('POST', `/chat/read/${chatId}/`));
+        changed.current();
+      } else {
+        markedRead.current = chatId;
+        setChat(info);
+      }
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  }, [chatId]);
+
+  useEffect(() => {
+    setChat(null);
+    setMessages([]);
+  }, [chatId]);
+  useEffect(() => {
+    void load();
+  }, [chatId, version, load]);
+
+  useEffect(() => {
+    logRef.current?.lastElementChild?.scrollIntoView({ block: 'end' });
+  }, [messages.length]);
+
+  const act = async (path: string, body?: unknown) => {
+    setError(null);
+    try {
+      const result = await api<InboxChat | { id: string }>('POST', path, body === undefined ? {} : { body });
+      if ('uniqueId' in result) setChat(result);
+      else await load();
+      onChanged();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  const send = async (event: Event) => {
+    event.preventDefault();
+    if (!reply.trim()) return;
+    setSending(true);
+    setError(null);
+    try {
+      await api('POST', `/chat/messages/${chatId}/`, { body: { text: reply } });
+      setReply('');
+      await load();
+      onChanged();
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const addTag = async (event: Event) => {
+    event.preventDefault();
+    if (!tag.trim()) return;
+    await act(`/chat/tags/${chatId}/`, { name: tag.trim() });
+    setTag('');
+  };
+  const removeTag = async (name: string) => {
+    setError(null);
+    try {
+      setChat(await api<InboxChat>('DELETE', `/chat/tags/${chatId}/${encodeURIComponent(name)}/`));
+      onChanged();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  if (!chat) return <ErrorLine error={error} />;
+  return (
+    <section class="chat" aria-label={`Chat with ${chat.dialogName}`}>
+      <header class="chat-head">
+        <div>
+          <h2>{chat.dialogName}</h2>
+          <p class="muted">
+            {chat.channelSettingsName ?? ''} · {kindLabel(chat.channelName)}
+            {chat.paused ? ` · ${t('paused')}` : ''}
+            {chat.isTriggered ? ` · ${t('done')}` : ''}
+            {chat.banned ? ` · ${t('banned')}` : ''}
+          </p>
+        </div>
+        <div class="row wrap">
+          {chat.paused ? (
+            <button type="button" aria-label="Resume agent" onClick={() => act(`/chat/resume-chat/${chatId}/`)}>
+              {t('Resume agent')}
+            </button>
+          ) : (
+            <button type="button" aria-label="Pause agent" onClick={() => act(`/chat/pause-chat/${chatId}/`)}>
+              {t('Pause agent')}
+            </button>
+          )}
+          {chat.isTriggered ? (
+            <button type="button" aria-label="Mark not done" onClick={() => act(`/chat/status/${chatId}/`, { status: 'not_done' })}>
+              {t('Mark not done')}
+            </button>
+          ) : (
+            <button type="button" aria-label="Mark done" onClick={() => act(`/chat/status/${chatId}/`, { status: 'done' })}>
+              {t('Mark done')}
+            </button>
+          )}
+          {chat.banned ? (
+            <button type="button" aria-label="Unban" onClick={() => act(`/chat/unban/${chatId}/`)}>
+              {t('Unban')}
+            </button>
+          ) : (
+            <button type="button" aria-label="Ban" onClick={() => act(`/chat/ban/${chatId}/`)}>
+              {t('Ban')}
+            </button>
+          )}
+          <button type="button" aria-label="Mark unread" onClick={() => act(`/chat/unread/${chatId}/`)}>
+            {t('Mark unread')}
+          </button>
+        </div>
+      </header>
+      <div class="tags row wrap" aria-label="Tags">
+        {chat.userTags.map(({ tags }) => (
+          <span class="tag" key={tags.id}>
+            {tags.name}
+            <button type="button" class="small" aria-label={`Remove tag ${tags.name}`} onClick={() => removeTag(tags.name)}>
+              ×
+            </button>
+          </span>
+        ))}
+        <form class="row" onSubmit={addTag}>
+          <input aria-label="Tag" placeholder={t('Tag')} maxLength={100} value={tag} onInput={(e) => setTag(e.currentTarget.value)} />
+          <button type="submit" aria-label="Add tag">
+            {t('Add tag')}
+          </button>
+        </form>
+      </div>
+      <ErrorLine error={error} />
+      <ol class="messages" role="log" aria-label="Messages" ref={logRef}>
+        {messages.map((message) => (
+          <li key={message.id} class={`bubble ${message.role}`}>
+            <div class="meta">
+              {senderOf(message, chat)} · {formatTime(message.createdAt)}
+            </div>
+            <div class="text">{message.text}</div>
+            <Attachments message={message} />
+            {message.fromAgent && <AgentReplyActions message={message} onRated={load} />}
+          </li>
+        ))}
+      </ol>
+      <form class="composer" onSubmit={send}>
+        <textarea
+          aria-label="Reply"
+          placeholder={t('Reply')}
+          rows={2}
+          value={reply}
+          onInput={(e) => setReply(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void send(e);
+          }}
+        />
+        <button type="submit" aria-label="Send" disabled={sending}>
+          {t('Send')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+export function InboxPage({ chatId }: { chatId: string | undefined }) {
+  const [filters, setFilters] = useState<Filters>({ channelId: '', channelName: '', tag: '', done: false, unread: false, offset: 0 });
+  const [chats, setChats] = useState<Chat[]>([]);
+  const [count, setCount] = useState(0);
+  const [channels, setChannels] = useState<Channel[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  const reloadTimer = useRef<number | undefined>(undefined);
+
+  const loadList = useCallback(async () => {
+    try {
+      const result = await api<{ chats: Chat[]; count: number }>('GET', '/chat/all-chats/', {
+        query: {
+          limit: PAGE,
+          offset: filters.offset,
+          channelId: filters.channelId || undefined,
+          channelName: filters.channelName || undefined,
+          tag: filters.tag.trim() || undefined,
+          complitedTask: filters.done ? true : undefined,
+          unread: filters.unread ? true : undefined,
+        },
+      });
+      setChats(result.chats);
+      setCount(result.count);
+      setError(null);
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  }, [filters]);
+
+  useEffect(() => {
+    void loadList();
+  }, [loadList]);
+  useEffect(() => {
+    api<{ channels: Channel[] }>('GET', '/channels/all/').then((r) => setChannels(r.channels), () => undefined);
+  }, []);
+
+  // Bursts of events make one reload of the list; the open chat reloads when an event is about it.
+  useLive((eventChatId) => {
+    if (eventChatId === null || eventChatId === chatId) setVersion((v) => v + 1);
+    window.clearTimeout(reloadTimer.current);
+    reloadTimer.current = window.setTimeout(() => void loadList(), 150);
+  });
+
+  const set = (changes: Partial<Filters>) => setFilters({ ...filters, offset: 0, ...changes });
+  const unread = chats.reduce((sum, chat) => sum + chat.unreadCount, 0);
+  return (
+    <div class="inbox">
+      <aside class="chat-list">
+        <div class="filters">
+          <select aria-label="Channel" value={filters.channelId} onChange={(e) => set({ channelId: e.currentTarget.value })}>
+            <option value="">{t('All channels')}</option>
+            {channels.map((channel) => (
+              <option key={channel.id} value={channel.id}>
+                {channel.name}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Kind" value={filters.channelName} onChange={(e) => set({ channelName: e.currentTarget.value as ChannelKind | '' })}>
+            <option value="">{t('All kinds')}</option>
+            {KINDS.map((k) => (
+              <option key={k.kind} value={k.kind}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+          <input aria-label="Tags filter" placeholder={t('Tags')} value={filters.tag} onChange={(e) => set({ tag: e.currentTarget.value })} />
+          <label class="check">
+            <input type="checkbox" aria-label="Task done only" checked={filters.done} onChange={(e) => set({ done: e.currentTarget.checked })} />
+            <span>{t('Task done only')}</span>
+          </label>
+          <label class="check">
+            <input type="checkbox" aria-label="Unread only" checked={filters.unread} onChange={(e) => set({ unread: e.currentTarget.checked })} />
+            <span>{t('Unread only')}</span>
+          </label>
+        </div>
+        <p class="muted" aria-live="polite">
+          {count} · {t('Chats')}
+          {unread > 0 ? ` · ${unread} unread` : ''}
+        </p>
+        <ErrorLine error={error} />
+        <ul aria-label="Chats">
+          {chats.length === 0 && <li class="muted">{t('No chats')}</li>}
+          {chats.map((chat) => {
+            const isUnread = chat.unreadCount > 0 || chat.customUnread;
+            return (
+              <li key={chat.id} class={chat.id === chatId ? 'selected' : ''}>
+                <button type="button" class={`chat-item${isUnread ? ' unread' : ''}`} aria-current={chat.id === chatId ? 'true' : undefined} onClick={() => navigate(`/inbox/${chat.id}`)}>
+                  <span class="name">{chat.dialogName}</span>
+                  {isUnread && (
+                    <span class="badge" aria-label={`${chat.unreadCount} unread`}>
+                      {chat.unreadCount > 0 ? chat.unreadCount : '•'}
+                    </span>
+                  )}
+                  <span class="preview">{chat.text}</span>
+                  <span class="muted small">
+                    {chat.channelSettingsName ?? kindLabel(chat.channelName)} · {formatTime(chat.lastMessageDate)}
+                    {chat.paused ? ` · ${t('paused')}` : ''}
+                    {chat.isTriggered ? ` · ${t('done')}` : ''}
+                  </span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+        <div class="row spread">
+          <button type="button" aria-label="Newer" disabled={filters.offset === 0} onClick={() => setFilters({ ...filters, offset: Math.max(0, filters.offset - PAGE) })}>
+            {t('Newer')}
+          </button>
+          <span class="muted">
+            {count === 0 ? 0 : filters.offset + 1}–{filters.offset + chats.length}
+          </span>
+          <button type="button" aria-label="Older" disabled={filters.offset + chats.length >= count} onClick={() => setFilters({ ...filters, offset: filters.offset + PAGE })}>
+            {t('Older')}
+          </button>
+        </div>
+      </aside>
+      {chatId ? <ChatView chatId={chatId} version={version} onChanged={() => void loadList()} /> : <p class="empty">{t('Select a chat')}</p>}
+    </div>
+  );
+}

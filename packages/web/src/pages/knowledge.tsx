@@ -1,0 +1,255 @@
+// Knowledge bases: list, create, rename, delete; entries with search and paging, add, edit, delete.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { KnowledgeBase, KnowledgeEntry } from '@parley/contracts';
+import { api, errorText } from '../api.ts';
+import { t } from '../i18n.ts';
+import { navigate } from '../router.ts';
+import { ErrorLine, Field, Link } from '../ui.tsx';
+
+const PAGE = 50;
+
+export function KnowledgeBasesPage() {
+  const [bases, setBases] = useState<KnowledgeBase[]>([]);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  const load = () => api<{ knowledgeBases: KnowledgeBase[] }>('GET', '/knowledge-bases').then((r) => setBases(r.knowledgeBases), (e) => setError(errorText(e)));
+  useEffect(() => void load(), []);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const base = await api<KnowledgeBase>('POST', '/knowledge-bases', { body: { name } });
+      navigate(`/knowledge-bases/${base.id}`);
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  return (
+    <section>
+      <h1>{t('Knowledge bases')}</h1>
+      <form class="card row" aria-label="Create knowledge base" onSubmit={create}>
+        <input aria-label="Knowledge base name" placeholder={t('Name')} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" aria-label="Create">
+          {t('Create')}
+        </button>
+      </form>
+      <ErrorLine error={error} />
+      <table class="list">
+        <tbody>
+          {bases.map((base) => (
+            <tr key={base.id}>
+              <td>
+                <Link href={`/knowledge-bases/${base.id}`}>{base.name}</Link>
+              </td>
+              <td>{base.language}</td>
+              <td>
+                {base.entryCount} {t('Entries').toLowerCase()}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function EntryForm({ entry, onSave, onCancel }: { entry?: KnowledgeEntry; onSave: (body: { question: string; answer: string; synonyms: string[] }) => Promise<void>; onCancel?: () => void }) {
+  const [question, setQuestion] = useState(entry?.question ?? '');
+  const [synonyms, setSynonyms] = useState((entry?.synonyms ?? []).join('\n'));
+  const [answer, setAnswer] = useState(entry?.answer ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      await onSave({ question, answer, synonyms: synonyms.split('\n').map((s) => s.trim()).filter(Boolean) });
+      if (!entry) {
+        setQuestion('');
+        setSynonyms('');
+        setAnswer('');
+      }
+      setError(null);
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card grid" aria-label={entry ? 'Edit entry' : 'Add entry'} onSubmit={submit} aria-busy={busy}>
+      <fieldset class="plain" disabled={busy}>
+        <Field label={t('Question')}>
+          <input aria-label="Question" required maxLength={1000} value={question} onInput={(e) => setQuestion(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('Synonyms (one per line)')}>
+          <textarea aria-label="Synonyms" rows={2} value={synonyms} onInput={(e) => setSynonyms(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('Answer')}>
+          <textarea aria-label="Answer" required rows={3} maxLength={10000} value={answer} onInput={(e) => setAnswer(e.currentTarget.value)} />
+        </Field>
+        <ErrorLine error={error} />
+        <div class="row">
+          <button type="submit" aria-label={entry ? 'Save' : 'Add entry'}>
+            {entry ? t('Save') : t('Add entry')}
+          </button>
+          {onCancel && (
+            <button type="button" aria-label="Cancel" onClick={onCancel}>
+              {t('Cancel')}
+            </button>
+          )}
+        </div>
+      </fieldset>
+    </form>
+  );
+}
+
+export function KnowledgeBasePage({ id }: { id: string }) {
+  const [base, setBase] = useState<KnowledgeBase | null>(null);
+  const [name, setName] = useState('');
+  const [entries, setEntries] = useState<KnowledgeEntry[]>([]);
+  const [count, setCount] = useState(0);
+  const [offset, setOffset] = useState(0);
+  const [search, setSearch] = useState('');
+  const [editing, setEditing] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const loadEntries = useCallback(async () => {
+    try {
+      const result = await api<{ entries: KnowledgeEntry[]; count: number }>('GET', `/knowledge-bases/${id}/entries`, {
+        query: { limit: PAGE, offset, q: search.trim() || undefined },
+      });
+      setEntries(result.entries);
+      setCount(result.count);
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  }, [id, offset, search]);
+
+  useEffect(() => {
+    api<{ knowledgeBases: KnowledgeBase[] }>('GET', '/knowledge-bases').then((r) => {
+      const found = r.knowledgeBases.find((b) => b.id === id) ?? null;
+      setBase(found);
+      setName(found?.name ?? '');
+    }, (e) => setError(errorText(e)));
+  }, [id]);
+  useEffect(() => void loadEntries(), [loadEntries]);
+
+  const rename = async (event: Event) => {
+    event.preventDefault();
+    try {
+      setBase(await api<KnowledgeBase>('PUT', `/knowledge-bases/${id}`, { body: { name } }));
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  const removeBase = async () => {
+    try {
+      await api('DELETE', `/knowledge-bases/${id}`);
+      navigate('/knowledge-bases');
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  const removeEntry = async (entryId: string) => {
+    try {
+      await api('DELETE', `/knowledge-bases/${id}/entries/${entryId}`);
+      await loadEntries();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  if (!base) return <ErrorLine error={error} />;
+  return (
+    <section>
+      <p>
+        <Link href="/knowledge-bases">← {t('Knowledge bases')}</Link>
+      </p>
+      <h1>{base.name}</h1>
+      <form class="card row" aria-label="Rename" onSubmit={rename}>
+        <input aria-label="Name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" aria-label="Rename">
+          {t('Rename')}
+        </button>
+        {confirmDelete ? (
+          <>
+            <button type="button" aria-label="Delete" onClick={removeBase}>
+              {t('Delete')}
+            </button>
+            <button type="button" aria-label="Cancel" onClick={() => setConfirmDelete(false)}>
+              {t('Cancel')}
+            </button>
+          </>
+        ) : (
+          <button type="button" aria-label="Delete knowledge base" onClick={() => setConfirmDelete(true)}>
+            {t('Delete knowledge base')}
+          </button>
+        )}
+      </form>
+      <ErrorLine error={error} />
+      <EntryForm
+        onSave={async (body) => {
+          await api('POST', `/knowledge-bases/${id}/entries`, { body });
+          await loadEntries();
+        }}
+      />
+      <h2>
+        {t('Entries')} ({count})
+      </h2>
+      <input
+        type="search"
+        aria-label="Search entries"
+        placeholder={t('Search')}
+        value={search}
+        onChange={(e) => {
+          setOffset(0);
+          setSearch(e.currentTarget.value);
+        }}
+      />
+      <ul class="entries" aria-label="Entries">
+        {entries.map((entry) =>
+          editing === entry.id ? (
+            <li key={entry.id}>
+              <EntryForm
+                entry={entry}
+                onCancel={() => setEditing(null)}
+                onSave={async (body) => {
+                  await api('PUT', `/knowledge-bases/${id}/entries/${entry.id}`, { body });
+                  setEditing(null);
+                  await loadEntries();
+                }}
+              />
+            </li>
+          ) : (
+            <li key={entry.id} class="card">
+              <strong>{entry.question}</strong>
+              {entry.source === 'correction' && <span class="tag">{t('From a correction')}</span>}
+              {entry.synonyms.length > 0 && <p class="muted">{entry.synonyms.join(' · ')}</p>}
+              <p class="text">{entry.answer}</p>
+              <div class="row">
+                <button type="button" class="small" aria-label={`Edit ${entry.question}`} onClick={() => setEditing(entry.id)}>
+                  {t('Edit')}
+                </button>
+                <button type="button" class="small" aria-label={`Delete ${entry.question}`} onClick={() => removeEntry(entry.id)}>
+                  {t('Delete')}
+                </button>
+              </div>
+            </li>
+          ),
+        )}
+      </ul>
+      <div class="row">
+        <button type="button" aria-label="Newer" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+          {t('Newer')}
+        </button>
+        <button type="button" aria-label="Older" disabled={offset + entries.length >= count} onClick={() => setOffset(offset + PAGE)}>
+          {t('Older')}
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+import { useState } from 'preact/hooks';
+import type { Session } from '@parley/contracts';
+import { api, errorText } from '../api.ts';
+import { t } from '../i18n.ts';
+import { ErrorLine, LanguageSelect } from '../ui.tsx';
+
+export function LoginPage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      onSignedIn(await api<Session>('POST', '/auth/session', { body: { email, password } }));
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="login">
+      <form onSubmit={submit}>
+        <h1>{t('Sign in to Parley')}</h1>
+        <label class="field">
+          <span>{t('Email')}</span>
+          <input type="email" aria-label="Email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>{t('Password')}</span>
+          <input
+            type="password"
+            aria-label="Password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        <ErrorLine error={error} />
+        <button type="submit" aria-label="Sign in" disabled={busy}>
+          {t('Sign in')}
+        </button>
+        <LanguageSelect />
+      </form>
+    </main>
+  );
+}
