@@ -5,6 +5,7 @@ import { channelKindRoutes, channelRoutes } from './channels.ts';
 import { deliveryRoutes } from './deliveries.ts';
 import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
+import { messengerRoutes } from './messengers.ts';
 
 export * from './agent.ts';
 export * from './auth.ts';
@@ -13,6 +14,7 @@ export * from './common.ts';
 export * from './deliveries.ts';
 export * from './inbox.ts';
 export * from './knowledge.ts';
+export * from './messengers.ts';
 
 /** Every route of the console API (`/console/v1`). */
 export const consoleRoutes: readonly RouteContract[] = [
@@ -23,4 +25,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(inboxRoutes),
   ...Object.values(deliveryRoutes),
   ...Object.values(agentRoutes),
+  ...Object.values(messengerRoutes),
 ];
