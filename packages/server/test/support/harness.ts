@@ -64,6 +64,8 @@ export interface TestAppOptions {
   /** Run the background workers (default true); false is an API-only process. */
   workers?: boolean;
   deliveryPollMs?: number;
+  /** Messenger API base URLs (the local fakes of support/fake-*.ts); unset: the real services' defaults. */
+  messengerApis?: { telegram: string; meta: string; viber: string };
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -86,6 +88,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false,
       publicUrl: PUBLIC_URL,
       dataDir,
+      ...(options.messengerApis ? { messengerApis: options.messengerApis } : {}),
     },
     db: database.db,
     logger: createLogger('info', sink),

@@ -105,15 +105,15 @@ function whatsappMessages(value: Record<string, unknown>): InboundMessage[] {
         break;
       case 'image':
       case 'sticker':
-        if (mediaId) media.push({ kind: type, ref: mediaId, name: type === 'image' ? 'image.jpg' : 'sticker.webp' });
+        if (mediaId) media.push({ kind: type, ref: mediaId, name: type });
         text = caption;
         break;
       case 'audio':
-        if (mediaId) media.push({ kind: body?.voice === true ? 'voice' : 'audio', ref: mediaId, name: 'audio.ogg' });
+        if (mediaId) media.push({ kind: body?.voice === true ? 'voice' : 'audio', ref: mediaId, name: body?.voice === true ? 'voice' : 'audio' });
         break;
       case 'document':
       case 'video':
-        if (mediaId) media.push({ kind: type, ref: mediaId, name: str(body?.filename) ?? (type === 'video' ? 'video.mp4' : 'document') });
+        if (mediaId) media.push({ kind: type, ref: mediaId, name: str(body?.filename) ?? type });
         text = caption;
         break;
       case 'button':

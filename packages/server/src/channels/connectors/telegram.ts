@@ -48,22 +48,22 @@ function contentOf(message: Record<string, unknown>): { media: MediaRef[]; unsup
   const unsupported: string[] = [];
   const photos = list(message.photo);
   const largest = rec(photos.at(-1));
-  if (largest && str(largest.file_id)) media.push({ kind: 'image', ref: str(largest.file_id) as string, name: 'photo.jpg' });
+  if (largest && str(largest.file_id)) media.push({ kind: 'image', ref: str(largest.file_id) as string, name: 'photo' });
   const file = (key: string, kind: MediaRef['kind'], fallbackName: string) => {
     const item = rec(message[key]);
     const id = str(item?.file_id);
     if (item && id) media.push({ kind, ref: id, name: str(item.file_name) ?? fallbackName });
   };
-  file('voice', 'voice', 'voice.ogg');
-  file('audio', 'audio', 'audio.mp3');
+  file('voice', 'voice', 'voice');
+  file('audio', 'audio', 'audio');
   file('document', 'document', 'document');
-  file('video', 'video', 'video.mp4');
-  file('video_note', 'video', 'video.mp4');
+  file('video', 'video', 'video');
+  file('video_note', 'video', 'video');
   const sticker = rec(message.sticker);
   if (sticker) {
     const id = str(sticker.file_id);
     // Animated (TGS) and video (WebM) stickers are no image the spec accepts.
-    if (id && sticker.is_animated !== true && sticker.is_video !== true) media.push({ kind: 'sticker', ref: id, name: 'sticker.webp' });
+    if (id && sticker.is_animated !== true && sticker.is_video !== true) media.push({ kind: 'sticker', ref: id, name: 'sticker' });
     else unsupported.push('animated sticker');
   }
   for (const kind of ['location', 'venue', 'contact', 'poll', 'dice', 'game', 'animation']) {

@@ -76,7 +76,7 @@ export function createViberConnector({ http, apiUrl }: { http: MessengerHttp; ap
       let text = str(message.text) ?? '';
       const kinds: Record<string, MediaRef['kind']> = { picture: 'image', video: 'video', file: 'document', sticker: 'sticker' };
       const kind = kinds[type];
-      if (kind && url) media.push({ kind, ref: url, name: str(message.file_name) ?? (type === 'picture' ? 'picture.jpg' : type) });
+      if (kind && url) media.push({ kind, ref: url, name: str(message.file_name) ?? type });
       else if (type === 'url' && url) text = url;
       else if (type !== 'text') unsupported.push(type || 'message');
       const name = str(sender.name) ?? null;
