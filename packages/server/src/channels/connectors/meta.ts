@@ -157,7 +157,7 @@ function messagingEvent(event: Record<string, unknown>): InboundMessage | undefi
     const url = str(rec(attachment?.payload)?.url);
     const kinds: Record<string, MediaRef['kind']> = { image: 'image', audio: 'voice', file: 'document', video: 'video' };
     const kind = kinds[type];
-    if (kind && url) media.push({ kind, ref: url, name: type === 'file' ? 'file' : type });
+    if (kind && url) media.push({ kind, ref: url, name: kind === 'voice' ? 'voice' : type });
     else unsupported.push(type);
   }
   const text = str(message.text) ?? '';
