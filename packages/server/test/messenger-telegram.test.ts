@@ -254,8 +254,8 @@ describe('outbound', () => {
         error: 'Forbidden: bot was blocked by the user',
         attempts: 1,
         partsSent: 0,
-        createdAt: (failure as { createdAt: string }).createdAt,
-        failedAt: (failure as { failedAt: string }).failedAt,
+        createdAt: failure?.createdAt,
+        failedAt: failure?.failedAt,
       },
     );
     assert.ok(await sendsIdle(t), 'no retry queued');

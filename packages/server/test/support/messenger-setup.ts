@@ -35,6 +35,8 @@ export interface SendFailure {
   error: string;
   attempts: number;
   partsSent: number;
+  createdAt: string;
+  failedAt: string;
 }
 
 export async function messengerAccount(t: TestApp, receiver: Receiver) {
