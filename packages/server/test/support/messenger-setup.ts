@@ -94,10 +94,17 @@ export async function storedFor(t: TestApp, channelId: string) {
   return row;
 }
 
-/** No messenger send is queued or running. */
+/**
+ * Nothing is on its way to a customer: no agent reply queued or running, no message waiting for the agent, no
+ * messenger send queued or running (one statement: one snapshot, so no gap between a reply and its send job).
+ */
 export async function sendsIdle(t: TestApp): Promise<boolean> {
-  const [row] = await queryRows<{ jobs: number }>(t.database.db, sql`select count(*)::int as jobs from jobs where kind = 'messenger.send'`);
-  return row?.jobs === 0;
+  const [row] = await queryRows<{ busy: number }>(
+    t.database.db,
+    sql`select (select count(*) from jobs where kind in ('agent.reply', 'messenger.send'))::int
+             + (select count(*) from messages where awaiting_agent)::int as busy`,
+  );
+  return row?.busy === 0;
 }
 
 /** A stored file, fetched by the path of its URL (test apps' PUBLIC_URL is not this server). */
