@@ -11,6 +11,12 @@ import { createApiKeyAuthenticator } from './accounts/api-key-auth.ts';
 import { createConsoleAuth } from './accounts/console-auth.ts';
 import { createChannelsService } from './channels/channels-service.ts';
 import { createChannelsStore } from './channels/channels-store.ts';
+import { createConnectors } from './channels/connectors/index.ts';
+import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
+import { createMessengerInbound } from './channels/messenger-inbound.ts';
+import { createMessengerOutbound, MESSENGER_SEND_RETRY } from './channels/messenger-outbound.ts';
+import { createMessengerSendsStore } from './channels/messenger-sends-store.ts';
+import { createTelegramTokenCheck } from './channels/telegram-token.ts';
 import { createChatsService } from './chats/chats-service.ts';
 import { createChatsStore } from './chats/chats-store.ts';
 import { createPetsService } from './demo/pets-service.ts';
@@ -26,11 +32,13 @@ import { registerOverviewRoutes } from './http/console/overview-routes.ts';
 import { webApp } from './http/web/web-plugin.ts';
 import { createOverviewService } from './overview/overview-service.ts';
 import { createOverviewStore } from './overview/overview-store.ts';
+import { registerMessengerRoutes } from './http/console/messenger-routes.ts';
+import { messengerWebhooks } from './http/messenger-webhook-routes.ts';
 import { registerMessageRoutes } from './http/public/messages-routes.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
-import type { Config } from './config.ts';
+import { DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
 import type { Database, Executor, Listen } from './db/client.ts';
 import { createLiveFeed } from './events/live-feed.ts';
 import { DELIVERIES_CHANNEL } from './events/outbox.ts';
@@ -64,6 +72,8 @@ import { createUrlGuard } from './webhooks/url-guard.ts';
 export interface AppDeps {
   config: Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> & {
     deliveryRetentionDays?: number;
+    /** Messenger API base URLs (default: the real services). */
+    messengerApis?: Config['messengerApis'];
     adminToken: string;
     jwtSecret: string;
     /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
@@ -150,7 +160,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await chats.applyTaskStatus(accountId, chatId, done, { type: 'api', operatorEmail: null });
       },
       'agent.reply': (payload) => agent.reply(payload),
+      'messenger.send': (payload, run) => messengerOutbound.send(payload, run),
     },
+    retryPolicies: { 'messenger.send': MESSENGER_SEND_RETRY },
+  });
+  const messengerHttp = createMessengerHttp(urlGuard);
+  app.addHook('onClose', () => messengerHttp.close());
+  const connectors = createConnectors(messengerHttp, config.messengerApis ?? DEFAULT_MESSENGER_APIS);
+  const messengerOutbound = createMessengerOutbound({
+    db,
+    clock,
+    logger,
+    queue: jobs,
+    connectors: connectors.byKind,
+    sendsStore: createMessengerSendsStore,
+    channelsStore: channelsStoreOf,
+    messagesStore: createMessagesStore,
+    chatsStore: createChatsStore,
   });
   const chats = createChatsService({
     db,
@@ -176,6 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
     channelsStore: channelsStoreOf,
+    customerDelivery: messengerOutbound,
     eventsCommitted,
   });
   const messages = createMessagesService({
@@ -186,7 +213,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     channelsStore: channelsStoreOf,
     clock,
     agent,
+    customerDelivery: messengerOutbound,
     eventsCommitted,
+  });
+  const messengerInbound = createMessengerInbound({
+    channels: channelsStoreOf(db),
+    connectors: connectors.byKind,
+    messages,
+    files: { storage: fileStorage, publicUrl: config.publicUrl },
+    clock,
+    logger,
   });
   const tags = createTagsService({ store: createTagsStore(db) });
   const overview = createOverviewService({ store: createOverviewStore(db), clock });
@@ -199,7 +235,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     channelsStore: channelsStoreOf,
     knowledge: (executor) => createKnowledgeService({ store: createKnowledgeStore(executor), clock }),
   });
-  const channels = createChannelsService({ store: channelsStoreOf(db), clock, urlGuard, webhookClient });
+  const channels = createChannelsService({
+    store: channelsStoreOf(db),
+    clock,
+    urlGuard,
+    webhookClient,
+    publicUrl: config.publicUrl,
+    messengers: {
+      register: (kind, credentials, url) => connectors.byKind[kind].register(credentials, url),
+      unregister: (kind, credentials) => connectors.byKind[kind].unregister(credentials),
+    },
+    logger,
+  });
 
   // Live views (Inbox, widget) follow committed events in every process, workers or not.
   const liveFeed = createLiveFeed({ db, listen: deps.listen, logger });
@@ -234,8 +281,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerOverviewRoutes(api, overview);
       registerDeliveryRoutes(api, deliveriesService);
       registerAgentRoutes(api, agent);
+      registerMessengerRoutes(api, createTelegramTokenCheck(connectors.telegram), messengerOutbound);
     },
   });
+  await app.register(messengerWebhooks, { prefix: '/channels', inbound: messengerInbound });
   await app.register(gateway, {
     prefix: '/api/v1',
     authenticator,

@@ -23,7 +23,21 @@ export interface Config {
   /** Delivered webhook deliveries are pruned after this many days (failed ones are kept for redelivery). */
   deliveryRetentionDays: number;
   logLevel: LogLevel;
+  /** Base URLs of the messengers' APIs (DESIGN.md, Messenger connectors): operator settings, never per channel. */
+  messengerApis: MessengerApis;
 }
+
+export interface MessengerApis {
+  telegram: string;
+  meta: string;
+  viber: string;
+}
+
+export const DEFAULT_MESSENGER_APIS: MessengerApis = {
+  telegram: 'https://api.telegram.org',
+  meta: 'https://graph.facebook.com',
+  viber: 'https://chatapi.viber.com',
+};
 
 export class ConfigError extends Error {
   constructor(
@@ -76,6 +90,16 @@ function url(env: Env, name: string, protocols: readonly string[], secret: boole
   return raw;
 }
 
+/** An API base URL: http(s), no query or fragment; kept without a trailing slash. */
+function baseUrl(env: Env, name: string, fallback: string): string {
+  const raw = url(env, name, ['http:', 'https:'], false) ?? fallback;
+  const parsed = new URL(raw);
+  if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+    throw new ConfigError(name, `must be a base URL without credentials, query or fragment (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 function secret(env: Env, name: string, minLength: number): string | undefined {
   const raw = text(env, name);
   if (raw !== undefined && raw.length < minLength) {
@@ -122,5 +146,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 300, 1, 1_000_000_000),
     deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 7, 1, 3650),
     logLevel: logLevel as LogLevel,
+    messengerApis: {
+      telegram: baseUrl(env, 'TELEGRAM_API_URL', DEFAULT_MESSENGER_APIS.telegram),
+      meta: baseUrl(env, 'META_GRAPH_URL', DEFAULT_MESSENGER_APIS.meta),
+      viber: baseUrl(env, 'VIBER_API_URL', DEFAULT_MESSENGER_APIS.viber),
+    },
   };
 }

@@ -112,4 +112,12 @@ export const Errors = {
   deliveryNotFound: plain(404, 'deliveryNotFound', 'Delivery not found'),
   deliveryPending: plain(400, 'deliveryPending', 'The delivery is still pending'),
   invalidRange: plain(400, 'invalidRange', '"from" must be before "to"'),
+  // Messenger connectors.
+  messengerUnverified: plain(401, 'messengerUnverified', 'Unauthorized'),
+  messengerBadBody: plain(400, 'messengerBadBody', 'The body is not JSON'),
+  messengerVerifyTokenWrong: plain(403, 'messengerVerifyTokenWrong', 'Forbidden'),
+  messengerRefused: (description: string) =>
+    new DomainError(400, `The messenger refused: ${description}`, 'default', 'messengerRefused', { description }),
+  messengerUnavailable: (description: string) =>
+    new DomainError(502, `The messenger could not be reached: ${description}`, 'default', 'messengerUnavailable', { description }),
 } as const;

@@ -19,6 +19,7 @@ test('defaults', () => {
     rateLimitMax: 300,
     deliveryRetentionDays: 7,
     logLevel: 'info',
+    messengerApis: { telegram: 'https://api.telegram.org', meta: 'https://graph.facebook.com', viber: 'https://chatapi.viber.com' },
   });
 });
 
@@ -37,9 +38,17 @@ test('every variable is read', () => {
       SECRETS_KEY: 's'.repeat(32),
       RATE_LIMIT_MAX: '100000',
       LOG_LEVEL: 'warn',
+      TELEGRAM_API_URL: 'http://127.0.0.1:8081/',
+      META_GRAPH_URL: 'https://graph.example.com',
+      VIBER_API_URL: 'https://viber.example.com/base',
     },
     '/',
   );
+  assert.deepEqual(config.messengerApis, {
+    telegram: 'http://127.0.0.1:8081',
+    meta: 'https://graph.example.com',
+    viber: 'https://viber.example.com/base',
+  });
   assert.equal(config.port, 8080);
   assert.equal(config.dataDir, '/var/lib/parley');
   assert.equal(config.publicUrl, 'https://chat.example.com');
@@ -60,6 +69,8 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ PUBLIC_URL: 'ftp://x' }, 'Invalid configuration: PUBLIC_URL must be a URL starting with http:// or https:// (got "ftp://x")'],
     [{ DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://'],
+    [{ TELEGRAM_API_URL: 'api.telegram.org' }, 'Invalid configuration: TELEGRAM_API_URL must be a URL starting with http:// or https:// (got "api.telegram.org")'],
+    [{ META_GRAPH_URL: 'https://graph.example.com/?x=1' }, 'Invalid configuration: META_GRAPH_URL must be a base URL without credentials, query or fragment (got "https://graph.example.com/?x=1")'],
     [{ REDIS_URL: 'memcached://x' }, 'Invalid configuration: REDIS_URL must be a URL starting with redis:// or rediss://'],
     [{ ADMIN_TOKEN: 'short-secret' }, 'Invalid configuration: ADMIN_TOKEN must be at least 32 characters long'],
     [{ JWT_SECRET: 'short-secret' }, 'Invalid configuration: JWT_SECRET must be at least 32 characters long'],

@@ -6,6 +6,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { newId } from '../src/lib/ids.ts';
 import { createSecretBox } from '../src/lib/secret-box.ts';
+import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts';
+import { startFakeViber, type FakeViber } from './support/fake-viber.ts';
 import { SECRETS_KEY, startTestApp, type TestApp } from './support/harness.ts';
 
 type Channel = Record<string, unknown> & { id: string; settings: Record<string, unknown> };
@@ -13,11 +15,21 @@ type Channel = Record<string, unknown> & { id: string; settings: Record<string, 
 let t: TestApp;
 let token: string;
 let accountId: string;
+// Connecting Telegram and Viber registers the webhook: their APIs are local fakes.
+let telegram: FakeTelegram;
+let viber: FakeViber;
 before(async () => {
-  t = await startTestApp();
+  telegram = await startFakeTelegram();
+  viber = await startFakeViber();
+  telegram.addBot('123456789:AAHsecretsecretsecretsecret_secret', { id: 123456789, username: 'bot' });
+  viber.addBot('viber-secret-auth-token');
+  t = await startTestApp({ messengerApis: { telegram: telegram.url, meta: 'http://127.0.0.1:9', viber: viber.url } });
   ({ token, accountId } = await t.createConsoleUser());
 });
-after(() => t.close());
+after(async () => {
+  await t.close();
+  await Promise.all([telegram.close(), viber.close()]);
+});
 
 const connect = (kind: string, body: unknown, as = token) => t.console<Channel>(as, 'POST', `/channel/${kind}/connect/`, { body });
 const put = (kind: string, id: string, body: unknown, lang?: string) =>
@@ -26,9 +38,9 @@ const get = (kind: string, id: string, as = token) => t.console<Channel>(as, 'GE
 
 const CREDENTIALS: Record<string, Record<string, string>> = {
   telegram: { botToken: '123456789:AAHsecretsecretsecretsecret_secret' },
-  whatsapp: { phoneNumberId: '1098', accessToken: 'wa-secret-access-token', appSecret: 'wa-app-secret' },
-  facebook: { pageId: '555', pageAccessToken: 'fb-secret-page-token', appSecret: 'fb-app-secret' },
-  instagram: { accountId: '777', accessToken: 'ig-secret-access-token', appSecret: 'ig-app-secret' },
+  whatsapp: { phoneNumberId: '1098', accessToken: 'wa-secret-access-token', appSecret: 'wa-app-secret', verifyToken: 'wa-verify-token' },
+  facebook: { pageId: '555', pageAccessToken: 'fb-secret-page-token', appSecret: 'fb-app-secret', verifyToken: 'fb-verify-token' },
+  instagram: { accountId: '777', accessToken: 'ig-secret-access-token', appSecret: 'ig-app-secret', verifyToken: 'ig-verify-token' },
   viber: { authToken: 'viber-secret-auth-token' },
 };
 
@@ -51,6 +63,9 @@ describe('connect', () => {
       workingHours: null,
       autoReply: null,
       credentialsSet: false,
+      inboundUrl: null,
+      verifyToken: null,
+      connectorError: null,
       createdAt: undefined,
       updatedAt: undefined,
     });
@@ -69,8 +84,12 @@ describe('connect', () => {
       assert.equal(res.body.type, kind);
       assert.equal(res.body.credentialsSet, true);
       assert.match(res.body.id, /^[0-9a-f-]{36}$/);
-      // Only the tokens and app secrets are secret; short numeric ids (pageId '555') could match a random UUID.
-      const secrets = Object.entries(credentials).filter(([name]) => /token|secret/i.test(name)).map(([, v]) => v);
+      // Only the tokens and app secrets are secret; short numeric ids (pageId '555') could match a random UUID. The
+      // Meta verify token is shown back on purpose (the owner pastes it into Meta's dashboard).
+      const secrets = Object.entries(credentials)
+        .filter(([name]) => /token|secret/i.test(name) && name !== 'verifyToken')
+        .map(([, v]) => v);
+      assert.equal(res.body.verifyToken, credentials.verifyToken ?? null, kind);
       assert.ok(secrets.length > 0, kind);
       const shown = (await get(kind, res.body.id)).text;
       for (const secret of secrets) {

@@ -8,17 +8,26 @@ import { queryRows } from '../src/db/client.ts';
 import { createSecretBox } from '../src/lib/secret-box.ts';
 import { eventually } from './support/events.ts';
 import { reply, startFakeLlm, type FakeLlm } from './support/fake-llm.ts';
+import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts';
 import { SECRETS_KEY, startTestApp, type TestApp } from './support/harness.ts';
 
 let t: TestApp;
 let fake: FakeLlm;
+let telegram: FakeTelegram;
 before(async () => {
-  t = await startTestApp({ webhookAllowPrivateNetworks: true, logLevel: 'trace' });
   fake = await startFakeLlm();
+  telegram = await startFakeTelegram();
+  telegram.addBot(BOT_TOKEN, { id: 123456789, username: 'secrets_test_bot' });
+  t = await startTestApp({
+    webhookAllowPrivateNetworks: true,
+    logLevel: 'trace',
+    messengerApis: { telegram: telegram.url, meta: 'http://127.0.0.1:9', viber: 'http://127.0.0.1:9' },
+  });
 });
 after(async () => {
   await t.close();
   await fake.close();
+  await telegram.close();
 });
 
 const WEBHOOK_SECRET = 'whsec_c2VjcmV0LXZhbHVlLW5ldmVyLWluLWxvZ3M=';

@@ -190,6 +190,7 @@ describe('job leases on one database', () => {
           return new Promise(() => {}); // never ends: its process is about to die
         },
         'chat.setTaskStatus': async () => {},
+        'messenger.send': async () => {},
       },
     });
     const ran: string[] = [];
@@ -202,6 +203,7 @@ describe('job leases on one database', () => {
           ran.push(chatId);
         },
         'chat.setTaskStatus': async () => {},
+        'messenger.send': async () => {},
       },
     });
     const chatId = newId();
@@ -238,6 +240,7 @@ describe('job leases on one database', () => {
             await new Promise((resolve) => setTimeout(resolve, 3_500));
           },
           'chat.setTaskStatus': async () => {},
+          'messenger.send': async () => {},
         },
       });
     const first = queue('first');

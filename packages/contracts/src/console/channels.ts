@@ -52,25 +52,39 @@ export const AgentEngineView = Type.Union([
 ]);
 export type AgentEngineView = Static<typeof AgentEngineView>;
 
-/** Credentials of each messenger kind (write-only). */
+/** A Telegram bot token as BotFather gives it: `<bot id>:<secret>`. */
+export const TELEGRAM_BOT_TOKEN_PATTERN = '^[0-9]{3,20}:[A-Za-z0-9_-]{20,100}$';
+
+/** What the owner types into Meta's dashboard as the webhook's verify token (Meta answers it back on the GET check). */
+const VerifyToken = Type.String({
+  minLength: 8,
+  maxLength: 200,
+  pattern: '^[\\x21-\\x7E]+$',
+  description: "typed by the owner into Meta's dashboard too; printable ASCII, no spaces",
+});
+
+/** Credentials of each messenger kind (write-only, except the Meta kinds' `verifyToken`, shown back in `verifyToken`). */
 export const ChannelCredentials = {
   custom: undefined,
   widget: undefined,
-  telegram: object({ botToken: Type.String({ pattern: '^[0-9]{3,20}:[A-Za-z0-9_-]{20,100}$', description: 'from BotFather' }) }),
+  telegram: object({ botToken: Type.String({ pattern: TELEGRAM_BOT_TOKEN_PATTERN, description: 'from BotFather' }) }),
   whatsapp: object({
     phoneNumberId: Type.String({ minLength: 1, maxLength: 100 }),
     accessToken: Type.String({ minLength: 1, maxLength: 1000 }),
     appSecret: Type.String({ minLength: 1, maxLength: 200 }),
+    verifyToken: VerifyToken,
   }),
   facebook: object({
     pageId: Type.String({ minLength: 1, maxLength: 100 }),
     pageAccessToken: Type.String({ minLength: 1, maxLength: 1000 }),
     appSecret: Type.String({ minLength: 1, maxLength: 200 }),
+    verifyToken: VerifyToken,
   }),
   instagram: object({
     accountId: Type.String({ minLength: 1, maxLength: 100 }),
     accessToken: Type.String({ minLength: 1, maxLength: 1000 }),
     appSecret: Type.String({ minLength: 1, maxLength: 200 }),
+    verifyToken: VerifyToken,
   }),
   viber: object({ authToken: Type.String({ minLength: 1, maxLength: 200 }) }),
 } as const;
@@ -131,6 +145,18 @@ export const Channel = object({
   workingHours: nullable(WorkingHours),
   autoReply: nullable(Type.String()),
   credentialsSet: Type.Boolean({ description: 'messenger credentials are stored' }),
+  inboundUrl: nullable(
+    Type.String({ description: "messenger kinds: where the messenger posts its updates (paste it into Meta's dashboard); null otherwise" }),
+  ),
+  verifyToken: nullable(
+    Type.String({ description: "Meta kinds: the verify token to paste into Meta's dashboard beside `inboundUrl`; null otherwise" }),
+  ),
+  connectorError: nullable(
+    object({
+      message: Type.String({ description: "the messenger's last refusal or failure (a blocked bot, a closed 24-hour window…)" }),
+      at: Timestamp,
+    }),
+  ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

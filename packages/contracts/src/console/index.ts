@@ -6,6 +6,7 @@ import { deliveryRoutes } from './deliveries.ts';
 import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
 import { overviewRoutes } from './overview.ts';
+import { messengerRoutes } from './messengers.ts';
 
 export * from './agent.ts';
 export * from './auth.ts';
@@ -15,6 +16,7 @@ export * from './deliveries.ts';
 export * from './inbox.ts';
 export * from './knowledge.ts';
 export * from './overview.ts';
+export * from './messengers.ts';
 
 /** Every route of the console API (`/console/v1`). */
 export const consoleRoutes: readonly RouteContract[] = [
@@ -26,4 +28,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(deliveryRoutes),
   ...Object.values(agentRoutes),
   ...Object.values(overviewRoutes),
+  ...Object.values(messengerRoutes),
 ];

@@ -9,6 +9,7 @@ import { recordTaskStatus, settingsOf } from '../chats/chats-service.ts';
 import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
+import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { Database, Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import { recordEvent, type EventsCommitted } from '../events/outbox.ts';
@@ -39,6 +40,8 @@ export interface AgentServiceDeps {
   messagesStore: (executor: Executor) => Pick<MessagesStore, 'insert' | 'touchChat'>;
   chatsStore: (executor: Executor) => ChatsStore;
   channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
+  /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
+  customerDelivery?: CustomerDelivery;
   eventsCommitted?: EventsCommitted;
 }
 
@@ -65,6 +68,7 @@ export const replyJobKey = (chatId: string) => `agent.reply:${chatId}`;
 export function createAgentService(deps: AgentServiceDeps) {
   const { db, clock, logger, queue, engines, agentStore, messagesStore, chatsStore, channelsStore } = deps;
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
+  const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
 
   /** Rule 3: silent when the agent is off, responses are disabled or the chat is paused; hours decide the rest. */
   function planFor(channel: ChannelRow, chat: ChatRow, at: Date): AgentPlan {
@@ -91,6 +95,7 @@ export function createAgentService(deps: AgentServiceDeps) {
     const touched = await messagesStore(tx).touchChat(chat.id, { text, at, unread: false });
     await agentStore(tx).markAutoReplied(chat.id, at);
     await recordNewMessage(tx, channelsStore, touched, message, at);
+    await customerDelivery.enqueue(tx, touched, message);
   }
 
   /** Records the engine's failure and leaves the chat to the team (the messages stop waiting). */
@@ -176,6 +181,7 @@ export function createAgentService(deps: AgentServiceDeps) {
           if (!message) throw new Error('agent reply was not stored');
           latest = await messagesStore(tx).touchChat(chatId, { text: answer.text, at: now, unread: false });
           await recordNewMessage(tx, channelsStore, latest, message, now);
+          await customerDelivery.enqueue(tx, latest, message);
         }
         if (answer.taskComplete) {
           const last = waiting.at(-1) as MessageRow;
@@ -200,7 +206,10 @@ export function createAgentService(deps: AgentServiceDeps) {
         }
         return true;
       });
-      if (sent) eventsCommitted();
+      if (sent) {
+        eventsCommitted();
+        customerDelivery.wake();
+      }
     },
 
     /** Console: how the channel's agent answers a text, with no chat stored and no event (hours and switches aside). */

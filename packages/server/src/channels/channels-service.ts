@@ -1,14 +1,17 @@
 // Channels of every kind with their agent settings, engine, working hours and webhook (console API).
 import { randomBytes } from 'node:crypto';
-import type {
-  AgentEngineInput,
-  AgentSettings,
-  Channel,
-  ChannelKind,
-  ConnectChannelBody,
-  UpdateChannelBody,
-  WorkingHours,
+import {
+  isMessengerKind,
+  type MessengerKind,
+  type AgentEngineInput,
+  type AgentSettings,
+  type Channel,
+  type ChannelKind,
+  type ConnectChannelBody,
+  type UpdateChannelBody,
+  type WorkingHours,
 } from '@parley/contracts';
+import type { FastifyBaseLogger } from 'fastify';
 import type { StoredAgentEngine } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -18,6 +21,7 @@ import type { WebhookClient } from '../webhooks/http-client.ts';
 import { sampleNewMessagesEvent } from '../webhooks/payloads.ts';
 import type { UrlGuard } from '../webhooks/url-guard.ts';
 import type { ChannelChanges, ChannelRow, ChannelsStore } from './channels-store.ts';
+import { MessengerError, type Credentials } from './connectors/connector.ts';
 
 /** Time limit of one request to an openai-compatible model server. */
 export const DEFAULT_ENGINE_TIMEOUT_SECONDS = 30;
@@ -53,8 +57,16 @@ export function validateWorkingHours(hours: WorkingHours): void {
   });
 }
 
-export function toChannelView(row: ChannelRow): Channel {
+/** Where a messenger posts a channel's updates (DESIGN.md, Messenger connectors → inbound). */
+export function inboundUrl(publicUrl: string, kind: string, channelId: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/channels/${kind}/${encodeURIComponent(channelId)}/webhook`;
+}
+
+const META_KINDS: readonly string[] = ['whatsapp', 'facebook', 'instagram'];
+
+export function toChannelView(row: ChannelRow, publicUrl: string): Channel {
   const engine = row.agentEngine;
+  const messenger = isMessengerKind(row.kind);
   return {
     id: row.id,
     type: row.kind as ChannelKind,
@@ -78,9 +90,23 @@ export function toChannelView(row: ChannelRow): Channel {
     workingHours: row.workingHours,
     autoReply: row.autoReply,
     credentialsSet: row.credentials !== null,
+    inboundUrl: messenger ? inboundUrl(publicUrl, row.kind, row.id) : null,
+    // Not a secret with any power: Meta only sends it back on its GET check, and the owner must type the same
+    // value in Meta's dashboard, so the page shows it beside the inbound URL (docs/decisions.md).
+    verifyToken: META_KINDS.includes(row.kind) ? (row.credentials?.verifyToken ?? null) : null,
+    connectorError:
+      row.connectorError !== null && row.connectorErrorAt !== null
+        ? { message: row.connectorError, at: row.connectorErrorAt.toISOString() }
+        : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** Points a messenger's webhook at Parley, or takes it away (channels/connectors, `register`/`unregister`). */
+export interface MessengerRegistrar {
+  register(kind: MessengerKind, credentials: Credentials, inboundUrl: string): Promise<Credentials>;
+  unregister(kind: MessengerKind, credentials: Credentials): Promise<void>;
 }
 
 export interface ChannelsServiceDeps {
@@ -88,9 +114,29 @@ export interface ChannelsServiceDeps {
   clock: Clock;
   urlGuard: Pick<UrlGuard, 'check'>;
   webhookClient: Pick<WebhookClient, 'post'>;
+  /** PUBLIC_URL: the base of the inbound URLs given to the messengers. */
+  publicUrl: string;
+  messengers: MessengerRegistrar;
+  logger: Pick<FastifyBaseLogger, 'warn'>;
 }
 
-export function createChannelsService({ store, clock, urlGuard, webhookClient }: ChannelsServiceDeps) {
+/** A messenger's refusal is the owner's to fix (400 with its description); no answer at all is a 502. */
+function registrationError(error: unknown): Error {
+  if (!(error instanceof MessengerError)) return error as Error;
+  return error.reason === 'refused' ? Errors.messengerRefused(error.description) : Errors.messengerUnavailable(error.description);
+}
+
+export function createChannelsService({ store, clock, urlGuard, webhookClient, publicUrl, messengers, logger }: ChannelsServiceDeps) {
+  const view = (row: ChannelRow) => toChannelView(row, publicUrl);
+
+  /** Registers the webhook with new credentials; the credentials to store (Telegram's secret token added). */
+  async function register(kind: MessengerKind, channelId: string, credentials: Credentials): Promise<Credentials> {
+    try {
+      return await messengers.register(kind, credentials, inboundUrl(publicUrl, kind, channelId));
+    } catch (error) {
+      throw registrationError(error);
+    }
+  }
   async function requireChannel(accountId: string, kind: ChannelKind, id: string): Promise<ChannelRow> {
     const row = await store.find(accountId, id);
     // A channel of another kind under this path is as missing as one of another account.
@@ -156,28 +202,51 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient }:
         createdAt: now,
         updatedAt: now,
       });
-      return toChannelView(row);
+      if (!isMessengerKind(kind) || !body.credentials) return view(row);
+      // The channel exists first: Viber calls the URL back during set_webhook and expects a 200.
+      let credentials: Credentials;
+      try {
+        credentials = await register(kind, row.id, body.credentials);
+      } catch (error) {
+        await store.delete(accountId, row.id);
+        throw error;
+      }
+      const registered = await store.update(accountId, row.id, { credentials: { ...credentials } });
+      return view(registered ?? row);
     },
 
     async get(accountId: string, kind: ChannelKind, id: string): Promise<Channel> {
-      return toChannelView(await requireChannel(accountId, kind, id));
+      return view(await requireChannel(accountId, kind, id));
     },
 
     async list(accountId: string): Promise<{ channels: Channel[] }> {
-      return { channels: (await store.list(accountId)).map(toChannelView) };
+      return { channels: (await store.list(accountId)).map(view) };
     },
 
     async update(accountId: string, kind: ChannelKind, id: string, body: UpdateChannelBody): Promise<Channel> {
       const previous = await requireChannel(accountId, kind, id);
       await checkReferences(accountId, body);
-      const row = await store.update(accountId, id, { ...changesOf(body, previous), updatedAt: clock.now() });
+      const changes = changesOf(body, previous);
+      if (isMessengerKind(kind) && body.credentials) {
+        // New credentials are registered before they are stored: a refusal changes nothing.
+        changes.credentials = { ...(await register(kind, id, body.credentials)) };
+        changes.connectorError = null;
+        changes.connectorErrorAt = null;
+      }
+      const row = await store.update(accountId, id, { ...changes, updatedAt: clock.now() });
       if (!row) throw Errors.channelNotFound();
-      return toChannelView(row);
+      return view(row);
     },
 
     async remove(accountId: string, kind: ChannelKind, id: string): Promise<{ success: true }> {
-      await requireChannel(accountId, kind, id);
+      const row = await requireChannel(accountId, kind, id);
       if (!(await store.delete(accountId, id))) throw Errors.channelNotFound();
+      // The messenger stops posting to a channel that is gone; a failure here does not keep the channel.
+      if (isMessengerKind(kind) && row.credentials) {
+        await messengers.unregister(kind, row.credentials).catch((error: unknown) => {
+          logger.warn({ channelId: id, kind, err: (error as Error).message }, 'messenger webhook not unregistered');
+        });
+      }
       return { success: true };
     },
 

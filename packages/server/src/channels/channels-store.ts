@@ -39,6 +39,23 @@ export function createChannelsStore(db: Executor, box: SecretBox) {
       return row && open(row);
     },
 
+    /**
+     * The one lookup by id alone: a messenger's inbound webhook names only the channel (its signature or secret,
+     * checked next with these credentials, is what proves the request).
+     */
+    async findForInbound(id: string): Promise<ChannelRow | undefined> {
+      const [row] = await db.select().from(channels).where(eq(channels.id, id));
+      return row && open(row);
+    },
+
+    /** The messenger connector's last error (null clears it), shown on the channel in the console. */
+    async setConnectorError(id: string, message: string | null, at: Date): Promise<void> {
+      await db
+        .update(channels)
+        .set({ connectorError: message === null ? null : message.slice(0, 2000), connectorErrorAt: message === null ? null : at })
+        .where(eq(channels.id, id));
+    },
+
     async list(accountId: string): Promise<ChannelRow[]> {
       const rows = await db.select().from(channels).where(eq(channels.accountId, accountId)).orderBy(asc(channels.createdAt), asc(channels.id));
       return rows.map(open);

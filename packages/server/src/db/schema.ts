@@ -151,6 +151,9 @@ export const channels = pgTable(
     credentials: jsonb('credentials').$type<Record<string, string>>(),
     workingHours: jsonb('working_hours').$type<StoredWorkingHours>(),
     autoReply: text('auto_reply'),
+    /** The messenger connector's last error (a refused send, a failed download), shown in the console. */
+    connectorError: text('connector_error'),
+    connectorErrorAt: timestamp('connector_error_at', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -501,4 +504,42 @@ export const agentFailures = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('agent_failures_account_created_idx').on(t.accountId, t.createdAt.desc())],
+);
+
+/**
+ * A reply going out to a messenger chat (agent, auto or team reply): sent by the `messenger.send` job, which
+ * keeps how many parts of a long text went out (a retry does not send them twice) and, when the messenger
+ * refused for good or the retries ran out, why (the console's list of failed sends).
+ */
+export const messengerSends = pgTable(
+  'messenger_sends',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    /** pending | sent | failed */
+    status: text('status').notNull().default('pending'),
+    partsSent: integer('parts_sent').notNull().default(0),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('messenger_sends_failed_idx')
+      .on(t.accountId, t.finishedAt.desc())
+      .where(sql`${t.status} = 'failed'`),
+    index('messenger_sends_message_idx').on(t.messageId),
+    check('messenger_sends_status_check', sql`${t.status} in ('pending', 'sent', 'failed')`),
+  ],
 );

@@ -240,3 +240,33 @@ export function safeFileName(declaredName: string, extension: string): string {
   stem = [...stem].slice(0, room).join('').trimEnd();
   return `${stem || 'file'}${suffix}`;
 }
+
+// --- Files from messengers ------------------------------------------------------------------------------------
+
+/** Voice formats the messengers use (Telegram and WhatsApp: Ogg/Opus; Messenger and Instagram: AAC in MP4). */
+const MESSENGER_AUDIO = new Map<string, DetectedFile>([
+  ['opus', { kind: 'audio', contentType: 'audio/ogg', extension: 'ogg' }],
+  ['ogg', { kind: 'audio', contentType: 'audio/ogg', extension: 'ogg' }],
+  ['oga', { kind: 'audio', contentType: 'audio/ogg', extension: 'ogg' }],
+  ['ogx', { kind: 'audio', contentType: 'audio/ogg', extension: 'ogg' }],
+  ['m4a', { kind: 'audio', contentType: 'audio/mp4', extension: 'm4a' }],
+  ['mp4', { kind: 'audio', contentType: 'audio/mp4', extension: 'm4a' }],
+  ['aac', { kind: 'audio', contentType: 'audio/aac', extension: 'aac' }],
+]);
+
+/**
+ * The kind of a file a messenger delivered: the spec's accepted types, decided from the bytes as for uploads; and a
+ * voice or audio message in the messenger's own voice format is audio too (it goes to the agent as a voice message
+ * like an MP3 through the API channel). Undefined: not accepted (the message gets a text note instead).
+ */
+export async function detectMessengerFile(bytes: Buffer, declared: 'voice' | 'audio' | 'other'): Promise<DetectedFile | undefined> {
+  const accepted = await detectFile(bytes, '');
+  if (declared === 'other' || accepted?.kind === 'audio') return accepted;
+  let found: { ext: string } | undefined;
+  try {
+    found = await fileTypeFromBuffer(bytes);
+  } catch {
+    return undefined;
+  }
+  return (found && MESSENGER_AUDIO.get(found.ext)) ?? accepted;
+}

@@ -17,9 +17,33 @@ export interface JobCatalog {
   'chat.setTaskStatus': { accountId: string; chatId: string; done: boolean };
   /** The agent answers a chat's waiting customer messages (keyed by chat: one at a time per chat). */
   'agent.reply': { accountId: string; chatId: string };
+  /** A reply goes out to a messenger chat (channels/messenger-outbound.ts; a `messenger_sends` row). */
+  'messenger.send': { sendId: string };
 }
 export type JobKind = keyof JobCatalog;
-export type JobHandlers = { [K in JobKind]: (payload: JobCatalog[K]) => Promise<void> };
+/** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */
+export interface JobRun {
+  attempt: number;
+  lastAttempt: boolean;
+}
+export type JobHandlers = { [K in JobKind]: (payload: JobCatalog[K], run: JobRun) => Promise<void> };
+
+/** How often a kind of job is tried and how long it waits between tries (attempt = the try that failed). */
+export interface RetryPolicy {
+  maxAttempts: number;
+  backoffMs(attempt: number): number;
+}
+
+/** Thrown by a handler when the other side said when to come back (a 429's `retry_after`): the next try waits that long. */
+export class RetryJobLater extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RetryJobLater';
+  }
+}
 
 export interface JobQueueOptions {
   db: Database;
@@ -32,6 +56,8 @@ export interface JobQueueOptions {
   leaseMs?: number;
   /** How often the leases of running jobs are renewed (a fifth of the lease by default). */
   heartbeatMs?: number;
+  /** Kinds whose retries differ from `maxAttempts` with doubling pauses from 1 s. */
+  retryPolicies?: Partial<Record<JobKind, RetryPolicy>>;
 }
 
 /** The lease of a running job: a crashed holder's job is taken over after at most this long (plus a poll). */
@@ -45,8 +71,10 @@ interface ClaimedJob {
 }
 
 export function createJobQueue(options: JobQueueOptions) {
-  const { db, logger, handlers, pollMs = 1000, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS } = options;
+  const { db, logger, handlers, pollMs = 1000, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS, retryPolicies = {} } = options;
   const heartbeatMs = options.heartbeatMs ?? leaseMs / 5;
+  const policyOf = (kind: JobKind): RetryPolicy =>
+    retryPolicies[kind] ?? { maxAttempts, backoffMs: (attempt) => 1000 * 2 ** (attempt - 1) };
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
@@ -96,19 +124,20 @@ export function createJobQueue(options: JobQueueOptions) {
   }
 
   async function attempt(job: ClaimedJob): Promise<void> {
+    const policy = policyOf(job.kind);
     try {
-      const handler = handlers[job.kind] as (payload: unknown) => Promise<void>;
-      await handler(job.payload);
+      const handler = handlers[job.kind] as (payload: unknown, run: JobRun) => Promise<void>;
+      await handler(job.payload, { attempt: job.attempts, lastAttempt: job.attempts >= policy.maxAttempts });
       await finish(job);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (job.attempts >= maxAttempts) {
+      if (job.attempts >= policy.maxAttempts) {
         logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed for good');
         await db.delete(jobs).where(sql`${jobs.id} = ${job.id}`);
         return;
       }
       logger.warn({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed, retrying');
-      const backoffMs = 1000 * 2 ** (job.attempts - 1);
+      const backoffMs = error instanceof RetryJobLater ? error.delayMs : policy.backoffMs(job.attempts);
       await db.execute(
         sql`UPDATE ${jobs} SET run_at = now() + ${`${backoffMs} milliseconds`}::interval, locked_until = NULL,
             last_error = ${message} WHERE id = ${job.id}`,

@@ -2,7 +2,8 @@
 // replies from the Inbox. A customer message and a message delivered to the customer write new_messages
 // in the same transaction; a team reply recorded through the API (`role: assistant`) writes none.
 import { DEFAULT_SENDER_NAME, type InboxMessage, type SendMessageBody } from '@parley/contracts';
-import type { ChannelsStore } from '../channels/channels-store.ts';
+import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
+import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { AgentService } from '../agent/agent-service.ts';
 import type { ChatsServiceDeps } from '../chats/chats-service.ts';
 import type { ChatsStore } from '../chats/chats-store.ts';
@@ -33,7 +34,33 @@ export interface MessagesServiceDeps {
   clock: Clock;
   /** Decides, in the message's transaction, whether the agent answers a customer message (rule 3). */
   agent: Pick<AgentService, 'planFor' | 'afterCustomerMessage' | 'wake'>;
+  /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
+  customerDelivery?: CustomerDelivery;
   eventsCommitted?: EventsCommitted;
+}
+
+/** A message on its way into a chat (the API channel's or a messenger's). */
+interface IncomingMessage {
+  chat: { externalChatId: string; uniqueId: string; dialogName: string; photoUrl?: string | null; isGroup?: boolean };
+  role: 'user' | 'assistant';
+  senderName: string | null;
+  text: string;
+  attachments: StoredAttachment[];
+  externalId: string | null;
+  /** The chat's new name (a customer message that names its sender). */
+  rename?: string;
+}
+
+/** A messenger's customer message, its media already stored. */
+export interface MessengerIncoming {
+  externalId: string;
+  externalChatId: string;
+  dialogName: string | null;
+  photoUrl: string | null;
+  isGroup: boolean;
+  senderName: string | null;
+  text: string;
+  attachments: StoredAttachment[];
 }
 
 export function toInboxMessage(row: MessageRow): InboxMessage {
@@ -48,6 +75,7 @@ export function createMessagesService({
   channelsStore,
   clock,
   agent,
+  customerDelivery = NO_CUSTOMER_DELIVERY,
   eventsCommitted = () => {},
 }: MessagesServiceDeps) {
   /** The type of each file from its bytes (spec, Accepted files); one unaccepted file rejects the message. */
@@ -72,6 +100,63 @@ export function createMessagesService({
     );
   }
 
+  /**
+   * Stores a message of the API channel or of a messenger in its chat (created when missing), in one transaction
+   * with its new_messages event and the agent's plan (rules 1–3 of send-message-universal).
+   */
+  async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<void> {
+    const accountId = channel.accountId;
+    const recorded = await db.transaction(async (tx) => {
+      const store = messagesStore(tx);
+      const now = clock.now();
+      const chat = await store.findOrCreateChat({
+        id: newId(),
+        accountId,
+        channelId: channel.id,
+        channelKind: channel.kind,
+        externalChatId: incoming.chat.externalChatId,
+        uniqueId: incoming.chat.uniqueId,
+        dialogName: incoming.chat.dialogName,
+        ...(incoming.chat.photoUrl ? { photoUrl: incoming.chat.photoUrl } : {}),
+        ...(incoming.chat.isGroup ? { isGroup: true } : {}),
+        createdAt: now,
+        updatedAt: now,
+        lastMessageAt: now,
+      });
+      if (chat.banned) return 'ignored';
+      const fromCustomer = incoming.role === 'user';
+      const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
+      const message = await store.insert({
+        id: newId(),
+        accountId,
+        chatId: chat.id,
+        role: incoming.role,
+        origin: fromCustomer ? 'customer' : 'api',
+        senderName: incoming.senderName,
+        text: incoming.text,
+        attachments: incoming.attachments,
+        externalId: incoming.externalId,
+        awaitingAgent: plan === 'answer',
+        createdAt: now,
+      });
+      if (!message) return 'ignored'; // a repeated messageId: no event, no reply
+      const touched = await store.touchChat(chat.id, {
+        text: incoming.text,
+        at: now,
+        unread: fromCustomer,
+        ...(incoming.rename !== undefined ? { dialogName: incoming.rename } : {}),
+      });
+      if (!fromCustomer) return 'ignored'; // rule 2: saved as context, sent nowhere
+      await recordNewMessage(tx, channelsStore, touched, message, now);
+      await agent.afterCustomerMessage(tx, plan, channel, touched, now);
+      return plan;
+    });
+    if (recorded === 'ignored') return;
+    eventsCommitted();
+    if (recorded === 'answer') agent.wake();
+    if (recorded === 'autoReply') customerDelivery.wake();
+  }
+
   return {
     /**
      * Returns quietly (the caller answers 201) when the message is ignored: unknown API channel (rule 4),
@@ -84,52 +169,49 @@ export function createMessagesService({
       // Files are written before the transaction (never I/O inside one); a message that then turns out to be
       // ignored (banned chat, repeated messageId) leaves its files unreferenced.
       const attachments = await store(detected);
-      const recorded = await db.transaction(async (tx) => {
-        const store = messagesStore(tx);
-        const now = clock.now();
-        const chat = await store.findOrCreateChat({
-          id: newId(),
-          accountId,
-          channelId: channel.id,
-          channelKind: channel.kind,
+      const fromCustomer = body.role === 'user';
+      await record(channel, {
+        chat: {
           externalChatId: body.externalChatId,
           uniqueId: `${channel.id}:${body.externalChatId}`,
-          dialogName: body.role === 'user' ? (body.senderName ?? DEFAULT_SENDER_NAME) : DEFAULT_SENDER_NAME,
-          createdAt: now,
-          updatedAt: now,
-          lastMessageAt: now,
-        });
-        if (chat.banned) return 'ignored';
-        const fromCustomer = body.role === 'user';
-        const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
-        const message = await store.insert({
-          id: newId(),
-          accountId,
-          chatId: chat.id,
-          role: body.role,
-          origin: fromCustomer ? 'customer' : 'api',
-          senderName: body.senderName ?? (fromCustomer ? DEFAULT_SENDER_NAME : null),
-          text: body.text,
-          attachments,
-          externalId: body.messageId ?? null,
-          awaitingAgent: plan === 'answer',
-          createdAt: now,
-        });
-        if (!message) return 'ignored'; // a repeated messageId: no event, no reply
-        const touched = await store.touchChat(chat.id, {
-          text: body.text,
-          at: now,
-          unread: fromCustomer,
-          ...(fromCustomer && body.senderName !== undefined ? { dialogName: body.senderName } : {}),
-        });
-        if (!fromCustomer) return 'ignored'; // rule 2: saved as context, sent nowhere
-        await recordNewMessage(tx, channelsStore, touched, message, now);
-        await agent.afterCustomerMessage(tx, plan, channel, touched, now);
-        return plan;
+          dialogName: fromCustomer ? (body.senderName ?? DEFAULT_SENDER_NAME) : DEFAULT_SENDER_NAME,
+        },
+        role: body.role,
+        senderName: body.senderName ?? (fromCustomer ? DEFAULT_SENDER_NAME : null),
+        text: body.text,
+        attachments,
+        externalId: body.messageId ?? null,
+        ...(fromCustomer && body.senderName !== undefined ? { rename: body.senderName } : {}),
       });
-      if (recorded === 'ignored') return;
-      eventsCommitted();
-      if (recorded === 'answer') agent.wake();
+    },
+
+    /**
+     * A customer's message from a messenger (channels/messenger-inbound.ts): the same path as send-message-universal
+     * (chat found or created, new_messages, the agent's plan with the silence rules, a banned chat ignores it), with
+     * the chat identity of DESIGN.md: `uniqueId` `<chat_id>_<channel_id>`, `chatId` the messenger's chat id.
+     */
+    async receiveFromMessenger(channel: ChannelRow, incoming: MessengerIncoming): Promise<void> {
+      const dialogName = incoming.dialogName ?? DEFAULT_SENDER_NAME;
+      await record(channel, {
+        chat: {
+          externalChatId: incoming.externalChatId,
+          uniqueId: `${incoming.externalChatId}_${channel.id}`,
+          dialogName,
+          photoUrl: incoming.photoUrl,
+          isGroup: incoming.isGroup,
+        },
+        role: 'user',
+        senderName: incoming.senderName ?? dialogName,
+        text: incoming.text,
+        attachments: incoming.attachments,
+        externalId: incoming.externalId,
+        ...(incoming.dialogName !== null ? { rename: incoming.dialogName } : {}),
+      });
+    },
+
+    /** Whether a messenger's message is already stored (a redelivery: its media are not downloaded again). */
+    async alreadyReceived(channelId: string, externalChatId: string, externalId: string): Promise<boolean> {
+      return messagesStore(db).existsInChannelChat(channelId, externalChatId, externalId);
     },
 
     async listMessages(accountId: string, chatId: string, limit = 200): Promise<{ messages: InboxMessage[] }> {
@@ -158,9 +240,11 @@ export function createMessagesService({
         if (!message) throw new Error('team reply was not stored');
         const touched = await store.touchChat(chatId, { text, at: now, unread: false });
         await recordNewMessage(tx, channelsStore, touched, message, now);
+        await customerDelivery.enqueue(tx, touched, message);
         return toInboxMessage(message);
       });
       eventsCommitted();
+      customerDelivery.wake();
       return reply;
     },
   };

@@ -20,6 +20,17 @@ export function createMessagesStore(db: Executor) {
       return chat;
     },
 
+    /** A message with this `externalId` is stored in the channel's chat of `externalChatId` (a messenger's redelivery). */
+    async existsInChannelChat(channelId: string, externalChatId: string, externalId: string): Promise<boolean> {
+      const rows = await db
+        .select({ id: messages.id })
+        .from(messages)
+        .innerJoin(chats, eq(chats.id, messages.chatId))
+        .where(and(eq(chats.channelId, channelId), eq(chats.externalChatId, externalChatId), eq(messages.externalId, externalId)))
+        .limit(1);
+      return rows.length > 0;
+    },
+
     /** Inserts a message; undefined when its `externalId` already exists in the chat (a repeat, ignored). */
     async insert(row: NewMessageRow): Promise<MessageRow | undefined> {
       const [message] = await db

@@ -72,6 +72,8 @@ export interface TestAppOptions {
   logLevel?: LogLevel;
   /** Console login attempts per address per minute; high by default, since every test logs in from 127.0.0.1. */
   loginAttemptsPerIp?: number;
+  /** Messenger API base URLs (the local fakes of support/fake-*.ts); unset: the real services' defaults. */
+  messengerApis?: { telegram: string; meta: string; viber: string };
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -95,6 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false,
       publicUrl: PUBLIC_URL,
       dataDir,
+      ...(options.messengerApis ? { messengerApis: options.messengerApis } : {}),
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),

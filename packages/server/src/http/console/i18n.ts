@@ -37,6 +37,8 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   deliveryNotFound: () => 'Доставка не найдена',
   deliveryPending: () => 'Доставка ещё не завершена',
   invalidRange: () => '«from» должно быть раньше «to»',
+  messengerRefused: (p) => `Мессенджер отказал: ${p.description}`,
+  messengerUnavailable: (p) => `Мессенджер недоступен: ${p.description}`,
   agentEngineFailed: (p) => `Движок агента не ответил: ${p.reason}`,
 };
 
