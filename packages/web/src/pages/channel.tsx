@@ -5,7 +5,7 @@ import type { AgentEngineInput, Channel, KnowledgeBase, UpdateChannelBody, Weekd
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
-import { ErrorLine, Field, Link, StatusLine } from '../ui.tsx';
+import { ErrorLine, Field, formatTime, Link, StatusLine } from '../ui.tsx';
 import { CREDENTIAL_FIELDS, kindLabel } from './channels.tsx';
 
 const DAYS: Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -108,6 +108,32 @@ function WidgetHelp({ channel }: { channel: Channel }) {
   return (
     <section class="card">
       <pre aria-label="Widget snippet">{`<script src="${location.origin}/widget.js" data-channel="${channel.id}" async></script>`}</pre>
+    </section>
+  );
+}
+
+/** A messenger channel: where the messenger posts (and Meta's verify token), and what it last refused. */
+function MessengerHelp({ channel }: { channel: Channel }) {
+  return (
+    <section class="card" aria-label="Messenger connection">
+      {channel.inboundUrl && (
+        <p>
+          {t('Inbound URL')}: <code aria-label="Inbound URL">{channel.inboundUrl}</code>
+        </p>
+      )}
+      {channel.verifyToken && (
+        <p>
+          {t('Verify token')}: <code aria-label="Verify token">{channel.verifyToken}</code>
+        </p>
+      )}
+      {channel.type === 'telegram' || channel.type === 'viber' ? <p class="muted small">{t('The webhook is registered with the messenger on connect.')}</p> : null}
+      {channel.connectorError ? (
+        <p role="alert" class="error">
+          {t('Last messenger error')} ({formatTime(channel.connectorError.at)}): {channel.connectorError.message}
+        </p>
+      ) : (
+        <p class="muted small">{t('No messenger errors')}</p>
+      )}
     </section>
   );
 }
@@ -229,6 +255,7 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
       </h1>
       {channel.type === 'custom' && <ApiChannelHelp channel={channel} />}
       {channel.type === 'widget' && <WidgetHelp channel={channel} />}
+      {channel.inboundUrl !== null && <MessengerHelp channel={channel} />}
 
       <div class="card row">
         <label class="check">

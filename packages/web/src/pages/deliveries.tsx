@@ -1,7 +1,7 @@
-// Deliveries: a channel's webhook delivery log (status, attempts, response codes) with redelivery, and the
-// agent failures list.
+// Deliveries: a channel's webhook delivery log (status, attempts, response codes) with redelivery, the agent
+// failures list, and the replies a messenger refused for good.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { AgentFailure, Channel, Delivery } from '@parley/contracts';
+import type { AgentFailure, Channel, Delivery, MessengerSendFailure } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { ErrorLine, formatTime, Link } from '../ui.tsx';
@@ -11,6 +11,7 @@ export function DeliveriesPage() {
   const [channelId, setChannelId] = useState('');
   const [deliveries, setDeliveries] = useState<Delivery[]>([]);
   const [failures, setFailures] = useState<AgentFailure[]>([]);
+  const [sendFailures, setSendFailures] = useState<MessengerSendFailure[]>([]);
   const [error, setError] = useState<string | null>(null);
   const channel = channels.find((c) => c.id === channelId);
 
@@ -20,6 +21,7 @@ export function DeliveriesPage() {
       setChannelId((current) => current || r.channels[0]?.id || '');
     }, (e) => setError(errorText(e)));
     api<{ failures: AgentFailure[] }>('GET', '/agent/failures/').then((r) => setFailures(r.failures), () => undefined);
+    api<{ failures: MessengerSendFailure[] }>('GET', '/channels/failures/').then((r) => setSendFailures(r.failures), () => undefined);
   }, []);
 
   const load = useCallback(async () => {
@@ -107,6 +109,19 @@ export function DeliveriesPage() {
           {failures.map((failure) => (
             <li key={failure.id}>
               {formatTime(failure.createdAt)} · <Link href={`/inbox/${failure.chatId}`}>{t('Open')}</Link> · <span>{failure.error}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>{t('Messenger send failures')}</h2>
+      {sendFailures.length === 0 ? (
+        <p class="muted">{t('No failures')}</p>
+      ) : (
+        <ul aria-label="Messenger send failures">
+          {sendFailures.map((failure) => (
+            <li key={failure.id}>
+              {formatTime(failure.failedAt)} · {failure.channelType} · <Link href={`/inbox/${failure.chatId}`}>{t('Open')}</Link> ·{' '}
+              <span>{failure.error}</span>
             </li>
           ))}
         </ul>
