@@ -7,3 +7,4 @@ export * from './route.ts';
 export * from './schema.ts';
 export * from './console/index.ts';
 export * from './webhooks/events.ts';
+export * from './widget/index.ts';

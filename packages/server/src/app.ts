@@ -1,4 +1,5 @@
 // buildApp: the whole HTTP application, from config and dependencies. No listen, no environment reads.
+import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -12,6 +13,9 @@ import { createApiKeyAuthenticator } from './accounts/api-key-auth.ts';
 import { createConsoleAuth } from './accounts/console-auth.ts';
 import { createChannelsService } from './channels/channels-service.ts';
 import { createChannelsStore } from './channels/channels-store.ts';
+import { createVisitorTokens } from './channels/widget/visitor-token.ts';
+import { createWidgetService } from './channels/widget/widget-service.ts';
+import { createWidgetStore } from './channels/widget/widget-store.ts';
 import { createChatsService } from './chats/chats-service.ts';
 import { createChatsStore } from './chats/chats-store.ts';
 import { createPetsService } from './demo/pets-service.ts';
@@ -40,6 +44,7 @@ import { registerErrorHandler } from './http/error-handler.ts';
 import { registerChatRoutes } from './http/public/chats-routes.ts';
 import { gateway } from './http/public/gateway.ts';
 import { registerTagRoutes } from './http/public/tags-routes.ts';
+import { widgetPlugin } from './http/widget/widget-plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
@@ -183,12 +188,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     channelsStore: createChannelsStore,
     knowledge: (executor) => createKnowledgeService({ store: createKnowledgeStore(executor), clock }),
   });
-  const channels = createChannelsService({ store: createChannelsStore(db), clock, urlGuard, webhookClient });
+  const channels = createChannelsService({ store: createChannelsStore(db), clock, urlGuard, webhookClient, publicUrl: config.publicUrl });
 
   // Live views (Inbox, widget) follow committed events in every process, workers or not.
   const liveFeed = createLiveFeed({ db, listen: deps.listen, logger });
   app.addHook('onReady', () => liveFeed.start());
   app.addHook('preClose', () => liveFeed.stop());
+
+  const widgetStore = createWidgetStore(db);
+  const ipKeySecret = createHmac('sha256', config.jwtSecret).update('parley widget ip key').digest();
+  const widget = createWidgetService({
+    db,
+    store: widgetStore,
+    tokens: createVisitorTokens(config.jwtSecret),
+    messages,
+    clock,
+    ipKey: (ip) => createHmac('sha256', ipKeySecret).update(ip).digest('hex').slice(0, 32),
+  });
 
   app.get('/healthz', async () => {
     await db.execute('select 1');
@@ -220,6 +236,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerMessageRoutes(api, messages, feedback);
     },
   });
+  await app.register(widgetPlugin, { widget, store: widgetStore, liveFeed });
   await app.register(demoApi, { prefix: '/demo/v1', authenticator, pets: createPetsService({ db, petsStore: createPetsStore }) });
 
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.

@@ -7,9 +7,12 @@ import type {
   ChannelKind,
   ConnectChannelBody,
   UpdateChannelBody,
+  WidgetSettingsInput,
+  WidgetSettingsView,
   WorkingHours,
 } from '@parley/contracts';
-import type { StoredAgentEngine } from '../db/schema.ts';
+import { WIDGET_DEFAULTS } from '@parley/contracts';
+import type { StoredAgentEngine, StoredWidgetSettings } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
@@ -53,7 +56,25 @@ export function validateWorkingHours(hours: WorkingHours): void {
   });
 }
 
-export function toChannelView(row: ChannelRow): Channel {
+/** The tag a site owner pastes into a page (DESIGN.md, Chat widget). */
+export function widgetSnippet(publicUrl: string, channelId: string): string {
+  return `<script src="${publicUrl.replace(/\/+$/, '')}/widget.js" data-channel="${channelId}" async></script>`;
+}
+
+/** A widget channel's settings with the defaults for whatever was never set. */
+export function widgetSettingsOf(row: Pick<ChannelRow, 'widget'>): StoredWidgetSettings {
+  return { ...WIDGET_DEFAULTS, ...row.widget };
+}
+
+function widgetView(row: ChannelRow, publicUrl: string): WidgetSettingsView {
+  return {
+    ...widgetSettingsOf(row),
+    identitySecretSet: row.widgetIdentitySecret !== null,
+    snippet: widgetSnippet(publicUrl, row.id),
+  };
+}
+
+export function toChannelView(row: ChannelRow, publicUrl = ''): Channel {
   const engine = row.agentEngine;
   return {
     id: row.id,
@@ -78,6 +99,7 @@ export function toChannelView(row: ChannelRow): Channel {
     workingHours: row.workingHours,
     autoReply: row.autoReply,
     credentialsSet: row.credentials !== null,
+    ...(row.kind === 'widget' ? { widget: widgetView(row, publicUrl) } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -88,9 +110,13 @@ export interface ChannelsServiceDeps {
   clock: Clock;
   urlGuard: Pick<UrlGuard, 'check'>;
   webhookClient: Pick<WebhookClient, 'post'>;
+  /** PUBLIC_URL: the widget snippet points at it. */
+  publicUrl?: string;
 }
 
-export function createChannelsService({ store, clock, urlGuard, webhookClient }: ChannelsServiceDeps) {
+export function createChannelsService({ store, clock, urlGuard, webhookClient, publicUrl = '' }: ChannelsServiceDeps) {
+  const view = (row: ChannelRow) => toChannelView(row, publicUrl);
+
   async function requireChannel(accountId: string, kind: ChannelKind, id: string): Promise<ChannelRow> {
     const row = await store.find(accountId, id);
     // A channel of another kind under this path is as missing as one of another account.
@@ -121,6 +147,16 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient }:
     return { agentEngine, agentApiKey: input.apiKey ?? keepKey };
   }
 
+  /** Changed widget fields over the stored ones; the identity secret is kept unless a new one (or null) is given. */
+  function widgetChanges(input: WidgetSettingsInput, previous: ChannelRow | undefined): ChannelChanges {
+    const { identitySecret, ...fields } = input;
+    const widget = { ...widgetSettingsOf(previous ?? { widget: null }), ...fields };
+    widget.allowedOrigins = [...new Set(widget.allowedOrigins.map((origin) => origin.toLowerCase()))];
+    const secret = identitySecret === undefined ? (previous?.widgetIdentitySecret ?? null) : identitySecret;
+    if (widget.requireVerifiedIdentity && secret === null) throw Errors.widgetIdentitySecretMissing();
+    return { widget, widgetIdentitySecret: secret };
+  }
+
   function changesOf(body: UpdateChannelBody, previous: ChannelRow | undefined): ChannelChanges {
     const changes: ChannelChanges = {};
     if (body.name !== undefined) changes.name = body.name;
@@ -133,6 +169,7 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient }:
     if (body.workingHours !== undefined) changes.workingHours = body.workingHours;
     if (body.autoReply !== undefined) changes.autoReply = body.autoReply;
     if (body.credentials !== undefined) changes.credentials = body.credentials;
+    if (body.widget !== undefined) Object.assign(changes, widgetChanges(body.widget, previous));
     return changes;
   }
 
@@ -146,20 +183,21 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient }:
         kind,
         settings: DEFAULT_SETTINGS,
         agentEngine: { kind: 'knowledge-base' },
+        ...(kind === 'widget' ? widgetChanges({}, undefined) : {}),
         ...changesOf(body, undefined),
         name: body.name,
         createdAt: now,
         updatedAt: now,
       });
-      return toChannelView(row);
+      return view(row);
     },
 
     async get(accountId: string, kind: ChannelKind, id: string): Promise<Channel> {
-      return toChannelView(await requireChannel(accountId, kind, id));
+      return view(await requireChannel(accountId, kind, id));
     },
 
     async list(accountId: string): Promise<{ channels: Channel[] }> {
-      return { channels: (await store.list(accountId)).map(toChannelView) };
+      return { channels: (await store.list(accountId)).map(view) };
     },
 
     async update(accountId: string, kind: ChannelKind, id: string, body: UpdateChannelBody): Promise<Channel> {
@@ -167,7 +205,7 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient }:
       await checkReferences(accountId, body);
       const row = await store.update(accountId, id, { ...changesOf(body, previous), updatedAt: clock.now() });
       if (!row) throw Errors.channelNotFound();
-      return toChannelView(row);
+      return view(row);
     },
 
     async remove(accountId: string, kind: ChannelKind, id: string): Promise<{ success: true }> {

@@ -81,6 +81,22 @@ export interface StoredWorkingHours {
   intervals: { day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'; from: string; to: string }[];
 }
 
+/** A widget channel's settings as stored (console contract `WidgetSettings`, secret apart). */
+export interface StoredWidgetSettings {
+  /** Origins (`https://shop.example`) whose pages may embed the widget; none: it shows nowhere. */
+  allowedOrigins: string[];
+  title: string;
+  color: string;
+  position: 'right' | 'left';
+  launcherText: string;
+  /** Shown in the frame before the first message (not stored as a message). */
+  greeting: string;
+  requireVerifiedIdentity: boolean;
+  messagesPerMinute: number;
+  newVisitorsPerIpPerMinute: number;
+  maxMessageLength: number;
+}
+
 export const knowledgeBases = pgTable(
   'knowledge_bases',
   {
@@ -150,6 +166,10 @@ export const channels = pgTable(
     credentials: jsonb('credentials').$type<Record<string, string>>(),
     workingHours: jsonb('working_hours').$type<StoredWorkingHours>(),
     autoReply: text('auto_reply'),
+    /** Chat widget settings (kind `widget` only): allowed origins, look, identity rule, abuse limits. */
+    widget: jsonb('widget').$type<StoredWidgetSettings>(),
+    /** HMAC key of `identifierHash` (kind `widget`; write-only in the console). */
+    widgetIdentitySecret: text('widget_identity_secret'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -466,4 +486,32 @@ export const agentFailures = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('agent_failures_account_created_idx').on(t.accountId, t.createdAt.desc())],
+);
+
+/**
+ * Visitors of a widget channel. The visitor's id is the chat's `chatId` (`externalChatId`); a verified
+ * `identifier` links the same customer across devices. `ip_key` (a hash, never the address) counts new visitors
+ * per address for the abuse limit.
+ */
+export const widgetVisitors = pgTable(
+  'widget_visitors',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    /** Set only from a verified identity. */
+    identifier: text('identifier'),
+    name: text('name'),
+    email: text('email'),
+    ipKey: text('ip_key').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('widget_visitors_channel_identifier_key').on(t.channelId, t.identifier).where(sql`${t.identifier} is not null`),
+    index('widget_visitors_channel_ip_created_idx').on(t.channelId, t.ipKey, t.createdAt),
+  ],
 );

@@ -2,10 +2,10 @@
 // replies from the Inbox. A customer message and a message delivered to the customer write new_messages
 // in the same transaction; a team reply recorded through the API (`role: assistant`) writes none.
 import type { InboxMessage, SendMessageBody } from '@parley/contracts';
-import type { ChannelsStore } from '../channels/channels-store.ts';
+import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
 import type { AgentService } from '../agent/agent-service.ts';
 import type { ChatsServiceDeps } from '../chats/chats-service.ts';
-import type { ChatsStore } from '../chats/chats-store.ts';
+import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
@@ -36,6 +36,19 @@ export interface MessagesServiceDeps {
   /** Decides, in the message's transaction, whether the agent answers a customer message (rule 3). */
   agent: Pick<AgentService, 'planFor' | 'afterCustomerMessage' | 'wake'>;
   eventsCommitted?: EventsCommitted;
+}
+
+/** Which chat a connector's message belongs to (created on the first message). */
+export interface IncomingChat {
+  externalChatId: string;
+  uniqueId: string;
+  dialogName: string;
+  email?: string | null;
+}
+
+export interface Ingested {
+  chat: ChatRow;
+  message: MessageRow;
 }
 
 export function toInboxMessage(row: MessageRow): InboxMessage {
@@ -73,6 +86,66 @@ export function createMessagesService({
     );
   }
 
+  /**
+   * The one ingest path of a message into a chat (spec, send-message-universal rules 1–3): the chat is found or
+   * created, a banned chat ignores it, a repeated external id is ignored; a customer message writes new_messages
+   * and lets the agent plan its answer in the same transaction. Undefined when ignored or not sent anywhere.
+   */
+  async function ingest(
+    channel: ChannelRow,
+    incoming: IncomingChat,
+    input: { role: 'user' | 'assistant'; text: string; senderName?: string | undefined; externalId?: string | undefined; attachments: StoredAttachment[] },
+  ): Promise<Ingested | undefined> {
+    const recorded = await db.transaction(async (tx) => {
+      const store = messagesStore(tx);
+      const now = clock.now();
+      const chat = await store.findOrCreateChat({
+        id: newId(),
+        accountId: channel.accountId,
+        channelId: channel.id,
+        channelKind: channel.kind,
+        externalChatId: incoming.externalChatId,
+        uniqueId: incoming.uniqueId,
+        dialogName: incoming.dialogName,
+        ...(incoming.email ? { email: incoming.email } : {}),
+        createdAt: now,
+        updatedAt: now,
+        lastMessageAt: now,
+      });
+      if (chat.banned) return undefined;
+      const fromCustomer = input.role === 'user';
+      const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
+      const message = await store.insert({
+        id: newId(),
+        accountId: channel.accountId,
+        chatId: chat.id,
+        role: input.role,
+        origin: fromCustomer ? 'customer' : 'api',
+        senderName: input.senderName ?? (fromCustomer ? DEFAULT_SENDER_NAME : null),
+        text: input.text,
+        attachments: input.attachments,
+        externalId: input.externalId ?? null,
+        awaitingAgent: plan === 'answer',
+        createdAt: now,
+      });
+      if (!message) return undefined; // a repeated messageId: no event, no reply
+      const touched = await store.touchChat(chat.id, {
+        text: input.text,
+        at: now,
+        unread: fromCustomer,
+        ...(fromCustomer && input.senderName !== undefined ? { dialogName: input.senderName } : {}),
+      });
+      if (!fromCustomer) return undefined; // rule 2: saved as context, sent nowhere
+      await recordNewMessage(tx, channelsStore, touched, message, now);
+      await agent.afterCustomerMessage(tx, plan, channel, touched, now);
+      return { plan, chat: touched, message };
+    });
+    if (!recorded) return undefined;
+    eventsCommitted();
+    if (recorded.plan === 'answer') agent.wake();
+    return { chat: recorded.chat, message: recorded.message };
+  }
+
   return {
     /**
      * Returns quietly (the caller answers 201) when the message is ignored: unknown API channel (rule 4),
@@ -85,52 +158,30 @@ export function createMessagesService({
       // Files are written before the transaction (never I/O inside one); a message that then turns out to be
       // ignored (banned chat, repeated messageId) leaves its files unreferenced.
       const attachments = await store(detected);
-      const recorded = await db.transaction(async (tx) => {
-        const store = messagesStore(tx);
-        const now = clock.now();
-        const chat = await store.findOrCreateChat({
-          id: newId(),
-          accountId,
-          channelId: channel.id,
-          channelKind: channel.kind,
+      await ingest(
+        channel,
+        {
           externalChatId: body.externalChatId,
           uniqueId: `${channel.id}:${body.externalChatId}`,
           dialogName: body.role === 'user' ? (body.senderName ?? DEFAULT_SENDER_NAME) : DEFAULT_SENDER_NAME,
-          createdAt: now,
-          updatedAt: now,
-          lastMessageAt: now,
-        });
-        if (chat.banned) return 'ignored';
-        const fromCustomer = body.role === 'user';
-        const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
-        const message = await store.insert({
-          id: newId(),
-          accountId,
-          chatId: chat.id,
-          role: body.role,
-          origin: fromCustomer ? 'customer' : 'api',
-          senderName: body.senderName ?? (fromCustomer ? DEFAULT_SENDER_NAME : null),
-          text: body.text,
-          attachments,
-          externalId: body.messageId ?? null,
-          awaitingAgent: plan === 'answer',
-          createdAt: now,
-        });
-        if (!message) return 'ignored'; // a repeated messageId: no event, no reply
-        const touched = await store.touchChat(chat.id, {
-          text: body.text,
-          at: now,
-          unread: fromCustomer,
-          ...(fromCustomer && body.senderName !== undefined ? { dialogName: body.senderName } : {}),
-        });
-        if (!fromCustomer) return 'ignored'; // rule 2: saved as context, sent nowhere
-        await recordNewMessage(tx, channelsStore, touched, message, now);
-        await agent.afterCustomerMessage(tx, plan, channel, touched, now);
-        return plan;
-      });
-      if (recorded === 'ignored') return;
-      eventsCommitted();
-      if (recorded === 'answer') agent.wake();
+        },
+        { role: body.role, text: body.text, senderName: body.senderName, externalId: body.messageId, attachments },
+      );
+    },
+
+    /**
+     * A customer's message from a channel connector (the chat widget, messengers): the same rules as
+     * send-message-universal (accepted files, ban, the agent's silence rules, new_messages). Files that are not
+     * accepted reject the message before anything is stored. Undefined when the message was ignored.
+     */
+    async receiveCustomerMessage(
+      channel: ChannelRow,
+      chat: IncomingChat,
+      message: { text: string; senderName?: string; externalId?: string },
+      uploads: readonly Upload[] = [],
+    ): Promise<Ingested | undefined> {
+      const attachments = await store(await detectAll(uploads));
+      return ingest(channel, chat, { role: 'user', ...message, attachments });
     },
 
     async listMessages(accountId: string, chatId: string, limit = 200): Promise<{ messages: InboxMessage[] }> {

@@ -34,6 +34,7 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   deliveryPending: () => 'Доставка ещё не завершена',
   invalidRange: () => '«from» должно быть раньше «to»',
   agentEngineFailed: (p) => `Движок агента не ответил: ${p.reason}`,
+  widgetIdentitySecretMissing: () => 'widget.identitySecret нужен, когда widget.requireVerifiedIdentity = true',
 };
 
 export function translateError(error: DomainError, lang: ConsoleLanguage): string {
