@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'data/**', 'packages/server/drizzle/**'] },
+  { ignores: ['**/node_modules/**', 'data/**', 'packages/server/drizzle/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import type { WebSocket } from 'ws';
 import { createAgentService } from './agent/agent-service.ts';
 import { createAgentStore } from './agent/agent-store.ts';
 import { createKnowledgeBaseEngine } from './agent/engines/knowledge-base-engine.ts';
@@ -78,6 +79,13 @@ export interface AppDeps {
   listen?: Listen;
   /** The delivery worker's safety-net poll (default 500 ms). */
   deliveryPollMs?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The chat widget's open live connections. */
+    widgetConnections: ReadonlySet<WebSocket>;
+  }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -236,7 +244,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerMessageRoutes(api, messages, feedback);
     },
   });
-  await app.register(widgetPlugin, { widget, store: widgetStore, liveFeed });
+  const widgetConnections = new Set<WebSocket>();
+  app.decorate('widgetConnections', widgetConnections);
+  await app.register(widgetPlugin, { widget, store: widgetStore, liveFeed, connections: widgetConnections });
   await app.register(demoApi, { prefix: '/demo/v1', authenticator, pets: createPetsService({ db, petsStore: createPetsStore }) });
 
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.

@@ -17,6 +17,7 @@ import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
+import { normalizeOrigin } from './widget/origins.ts';
 import type { WebhookClient } from '../webhooks/http-client.ts';
 import { sampleNewMessagesEvent } from '../webhooks/payloads.ts';
 import type { UrlGuard } from '../webhooks/url-guard.ts';
@@ -151,7 +152,7 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
   function widgetChanges(input: WidgetSettingsInput, previous: ChannelRow | undefined): ChannelChanges {
     const { identitySecret, ...fields } = input;
     const widget = { ...widgetSettingsOf(previous ?? { widget: null }), ...fields };
-    widget.allowedOrigins = [...new Set(widget.allowedOrigins.map((origin) => origin.toLowerCase()))];
+    widget.allowedOrigins = [...new Set(widget.allowedOrigins.map((origin) => normalizeOrigin(origin) ?? origin.toLowerCase()))];
     const secret = identitySecret === undefined ? (previous?.widgetIdentitySecret ?? null) : identitySecret;
     if (widget.requireVerifiedIdentity && secret === null) throw Errors.widgetIdentitySecretMissing();
     return { widget, widgetIdentitySecret: secret };

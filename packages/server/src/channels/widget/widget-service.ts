@@ -12,6 +12,7 @@ import { DEFAULT_SENDER_NAME, type MessagesService } from '../../messages/messag
 import type { MessageRow } from '../../messages/messages-store.ts';
 import { widgetSettingsOf } from '../channels-service.ts';
 import type { ChannelRow } from '../channels-store.ts';
+import { normalizeOrigin } from './origins.ts';
 import type { VisitorTokens } from './visitor-token.ts';
 import type { VisitorRow, WidgetStore } from './widget-store.ts';
 
@@ -37,16 +38,6 @@ export function toWidgetMessage(row: MessageRow): WidgetMessage {
     attachments: row.attachments.map(({ name, url, contentType, fileSize }) => ({ name, url, contentType, fileSize })),
     createdAt: row.createdAt.toISOString(),
   };
-}
-
-/** `https://Shop.example:443/` → `https://shop.example`; undefined when it is not an http(s) origin. */
-export function normalizeOrigin(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** identifierHash = hex HMAC-SHA256 of identifier with the channel's identity secret. */

@@ -6,8 +6,10 @@ import { fileURLToPath } from 'node:url';
 import websocket from '@fastify/websocket';
 import { buildOpenApiDocument, widgetRoutes } from '@parley/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import { widgetSettingsOf } from '../../channels/channels-service.ts';
-import { normalizeOrigin, type WidgetService } from '../../channels/widget/widget-service.ts';
+import { normalizeOrigin } from '../../channels/widget/origins.ts';
+import type { WidgetService } from '../../channels/widget/widget-service.ts';
 import type { WidgetStore } from '../../channels/widget/widget-store.ts';
 import { Errors } from '../../errors.ts';
 import type { LiveFeed } from '../../events/live-feed.ts';
@@ -41,6 +43,8 @@ export interface WidgetPluginOptions {
   widget: WidgetService;
   store: Pick<WidgetStore, 'findChannel'>;
   liveFeed: Pick<LiveFeed, 'subscribe'>;
+  /** Open live connections (closed with 1001 when the app closes, so frames reconnect at once elsewhere). */
+  connections: Set<WebSocket>;
   distDir?: string;
 }
 
@@ -79,10 +83,13 @@ function checkRequestOrigin(request: FastifyRequest, allowed: readonly string[])
 }
 
 export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fastify, options) => {
-  const { widget, store, liveFeed } = options;
+  const { widget, store, liveFeed, connections } = options;
   const distDir = options.distDir ?? WIDGET_DIST;
   const app: TypedApp = fastify.withTypeProvider();
   await app.register(websocket, { options: { maxPayload: 16 * 1024 } });
+  app.addHook('preClose', async () => {
+    for (const socket of connections) socket.close(1001, 'server shutting down');
+  });
 
   const cache = new Map<string, Buffer>();
   const serveAsset = async (url: string, reply: FastifyReply) => {
@@ -166,6 +173,8 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
         socket.close(4403, 'origin not allowed');
         return;
       }
+      connections.add(socket);
+      socket.on('close', () => connections.delete(socket));
       serveLive(socket, { widget, liveFeed, logger: request.log });
     });
   }, { prefix: '/widget/v1' });
