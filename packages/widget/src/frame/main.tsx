@@ -137,7 +137,7 @@ function App() {
       if (cancelled) return;
       stop = connectLive({
         token: () => tokenRef.current,
-        lastMessageId: () => messagesRef.current.at(-1)?.id,
+        lastMessageId: () => messagesRef.current.filter((message) => !message.id.startsWith('local-')).at(-1)?.id,
         onMessage: (message) => add([message], true),
         onStatus: setStatus,
         onRefused: (_status, message) => {
@@ -179,7 +179,8 @@ function App() {
     setError(null);
     try {
       const result = await send(tokenRef.current, text, attached);
-      if (result.message) add([result.message], true);
+      // null: the server ignored it (a banned visitor); it is shown here as sent, as it would be anywhere else.
+      add([result.message ?? { id: `local-${Date.now()}`, role: 'user', from: 'visitor', text, attachments: [], createdAt: new Date().toISOString() }], true);
       return true;
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
