@@ -361,6 +361,54 @@ describe('visitor messages', () => {
   });
 });
 
+describe('widget chats are chats of the spec', () => {
+  test('pause and resume, off-hours auto-reply, tags, read, rating', async () => {
+    const user = await t.createConsoleUser();
+    const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ' } });
+    await t.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: { question: 'Where are you?', answer: 'In Berlin.' } });
+    const channel = await widgetChannel(user.token, {}, { knowledgeBaseId: base.body.id });
+    const start = await session({ channelId: channel.id });
+    const me = visitor(start.body.token);
+    await me.send('Where are you?');
+    await eventually(async () => (await me.history()).body.messages.length === 2, 10_000);
+    const chats = await t.console<{ chats: { id: string; chatId: string }[] }>(user.token, 'GET', '/chat/all-chats/');
+    const chatId = chats.body.chats.find((c) => c.chatId === start.body.visitorId)?.id ?? '';
+
+    // Paused: the agent stays silent.
+    assert.equal((await t.console(user.token, 'POST', `/chat/pause-chat/${chatId}/`)).status, 200);
+    await me.send('Where are you?');
+    await eventually(async () => (await eventsOf(t.database.db, channel.id)).length === 3);
+    const [idle] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from jobs where kind = 'agent.reply'`);
+    assert.equal(idle?.n ?? 0, 0);
+    assert.equal((await me.history()).body.messages.length, 3);
+    assert.equal((await t.console(user.token, 'POST', `/chat/resume-chat/${chatId}/`)).status, 200);
+
+    // Tags, read, and a rating of the agent's reply through the public API.
+    assert.equal((await t.api(user.key, '/chats/chat/tags/create', { tag: 'vip' })).status, 200);
+    const tagged = await t.api(user.key, '/chats/chat/tags/tag-chat', { id: chatId, tag: 'vip' });
+    assert.equal(tagged.status, 200, tagged.text);
+    const listed = await t.api<{ chats: { id: string; unreadCount: number }[] }>(user.key, '/chats/chat', { tag: 'vip' });
+    assert.deepEqual(listed.body.chats.map((c) => c.id), [chatId]);
+    assert.equal((await t.api(user.key, '/chats/chat/read', { id: chatId })).status, 200);
+    const read = await t.api<{ chats: { id: string; unreadCount: number }[] }>(user.key, '/chats/chat', { tag: 'vip' });
+    assert.equal(read.body.chats[0]?.unreadCount, 0);
+    const reply = (await me.history()).body.messages.find((m) => m.from === 'agent');
+    const liked = await t.api(user.key, '/chats/chat/like', { messageId: reply?.id ?? '' });
+    assert.equal(liked.status, 200, liked.text);
+
+    // Outside working hours the auto-reply is sent instead.
+    const closed = await widgetChannel(user.token, {}, {
+      knowledgeBaseId: base.body.id,
+      workingHours: { timeZone: 'UTC', intervals: [] },
+      autoReply: 'We are closed; we answer tomorrow.',
+    });
+    const night = visitor((await session({ channelId: closed.id })).body.token);
+    await night.send('Where are you?');
+    const texts = (await night.history()).body.messages.map((m) => [m.from, m.text]);
+    assert.deepEqual(texts, [['visitor', 'Where are you?'], ['agent', 'We are closed; we answer tomorrow.']]);
+  });
+});
+
 describe('live stream', () => {
   function openLive(token: string, after?: string) {
     const socket = new WebSocket(`${t.url.replace('http', 'ws')}/widget/v1/live`);

@@ -172,13 +172,13 @@ describe('chat widget in a browser', () => {
     await withScreenshotOnFailure(tc, page, async () => {
       await page.goto(site.origin);
       await page.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
-      await page.evaluate(() => (window as unknown as { parley(...args: unknown[]): void }).parley('open'));
+      await page.evaluate(() => (globalThis as unknown as { parley(...args: unknown[]): void }).parley('open'));
       await frameOf(page).getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
-      await page.evaluate((text) => (window as unknown as { parley(...args: unknown[]): void }).parley('send', text), QUESTION);
+      await page.evaluate((text) => (globalThis as unknown as { parley(...args: unknown[]): void }).parley('send', text), QUESTION);
       await log(page).getByText(ANSWER).waitFor(WAIT);
       await frameOf(page).getByRole('button', { name: 'Close chat' }).click();
       await page.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
-      const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+      const seen = await page.evaluate(() => (globalThis as unknown as { seen: string[] }).seen);
       assert.deepEqual(seen, ['open', `visitor: ${QUESTION}`, `agent: ${ANSWER}`, 'close']);
     });
   });
@@ -224,6 +224,24 @@ describe('chat widget in a browser', () => {
       await openChat(page);
       await say(page, QUESTION);
       await log(page).getByText(ANSWER).waitFor(WAIT);
+    });
+  });
+
+  test('abuse limits are explained in the frame', async (tc) => {
+    const { snippet } = await setUpChannel({ messagesPerMinute: 1, maxMessageLength: 20 }, { disableAgentResponses: true });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, 'This message is far too long for this chat');
+      await frameOf(page).getByRole('alert').getByText('Message too long: at most 20 characters').waitFor(WAIT);
+      await say(page, 'hello');
+      await log(page).getByText('hello').waitFor(WAIT);
+      await say(page, 'hello again');
+      await frameOf(page).getByRole('alert').getByText('Too many messages: at most 1 a minute; wait a moment and try again').waitFor(WAIT);
+      // The text stays in the box for a later try.
+      assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).inputValue(), 'hello again');
     });
   });
 
