@@ -120,4 +120,5 @@ export const Errors = {
   widgetMessageTooLong: (limit: number) =>
     new DomainError(400, `Message too long: at most ${limit} characters`, 'default', 'widgetMessageTooLong', { limit }),
   widgetMessageEmpty: plain(400, 'widgetMessageEmpty', 'Type a message or attach a file'),
+  widgetConversationNotFound: plain(404, 'widgetConversationNotFound', 'Conversation not found'),
 } as const;

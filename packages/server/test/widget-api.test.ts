@@ -361,6 +361,53 @@ describe('visitor messages', () => {
   });
 });
 
+describe('several conversations per visitor', () => {
+  test('a new conversation is a chat of its own; history, sending and the live stream follow the chosen one', async () => {
+    const user = await t.createConsoleUser();
+    const channel = await widgetChannel(user.token, {}, { disableAgentResponses: true });
+    const start = (await session({ channelId: channel.id, identity: { identifier: 'x', name: 'Kim' } })).body;
+    const auth = { authorization: `Bearer ${start.token}` };
+    const list = () => t.request<{ conversations: { id: string; lastText: string | null }[] }>('GET', '/widget/v1/conversations', { headers: auth });
+    assert.deepEqual((await list()).body.conversations.map((c) => [c.id, c.lastText]), [[start.visitorId, null]]);
+    // While the newest conversation is empty, "new" gives it back.
+    const same = await t.request<{ conversation: { id: string } }>('POST', '/widget/v1/conversations', { headers: auth });
+    assert.deepEqual([same.status, same.body.conversation.id], [201, start.visitorId]);
+    await visitor(start.token).send('about order 1');
+    const fresh = await t.request<{ conversation: { id: string } }>('POST', '/widget/v1/conversations', { headers: auth });
+    assert.equal(fresh.status, 201);
+    const second = fresh.body.conversation.id;
+    assert.notEqual(second, start.visitorId);
+    // Without `conversation`, the newest one is used.
+    assert.equal((await visitor(start.token).send('about order 2')).status, 201);
+    const inFirst = await t.request<{ messages: WidgetMessage[] }>('GET', '/widget/v1/messages', { headers: auth, query: { conversation: start.visitorId } });
+    assert.deepEqual(inFirst.body.messages.map((m) => m.text), ['about order 1']);
+    const inSecond = await visitor(start.token).history();
+    assert.deepEqual(inSecond.body.messages.map((m) => m.text), ['about order 2']);
+    assert.deepEqual((await list()).body.conversations.map((c) => [c.id, c.lastText]), [
+      [start.visitorId, 'about order 1'],
+      [second, 'about order 2'],
+    ]);
+    const chats = await t.api<{ chats: { chatId: string; uniqueId: string; dialogName: string }[] }>(user.key, '/chats/chat', { channelId: channel.id });
+    assert.deepEqual(
+      chats.body.chats.map((c) => [c.chatId, c.uniqueId, c.dialogName]).sort(),
+      [
+        [start.visitorId, `${start.visitorId}_${channel.id}`, 'Kim'],
+        [second, `${second}_${channel.id}`, 'Kim'],
+      ].sort(),
+    );
+    // Someone else's conversation is not found.
+    const other = (await session({ channelId: channel.id })).body;
+    const foreign = await t.request('GET', '/widget/v1/messages', { headers: { authorization: `Bearer ${other.token}` }, query: { conversation: second } });
+    assert.deepEqual([foreign.status, foreign.body], [404, { message: 'Conversation not found', statusCode: 404 }]);
+    const sendForeign = await t.request('POST', '/widget/v1/messages', {
+      headers: { authorization: `Bearer ${other.token}` },
+      query: { conversation: second },
+      body: { text: 'hijack' },
+    });
+    assert.equal(sendForeign.status, 404);
+  });
+});
+
 describe('widget chats are chats of the spec', () => {
   test('pause and resume, off-hours auto-reply, tags, read, rating', async () => {
     const user = await t.createConsoleUser();
@@ -497,6 +544,6 @@ describe('served files', () => {
     assert.equal((await t.request('GET', '/widget/frame', { query: { channel: 'nope' } })).status, 404);
     const doc = await t.request<{ openapi: string; paths: Record<string, unknown> }>('GET', '/widget/v1/openapi.json');
     assert.equal(doc.status, 200);
-    assert.deepEqual(Object.keys(doc.body.paths).sort(), ['/messages', '/session']);
+    assert.deepEqual(Object.keys(doc.body.paths).sort(), ['/conversations', '/messages', '/session']);
   });
 });

@@ -183,6 +183,32 @@ describe('chat widget in a browser', () => {
     });
   });
 
+  test('several conversations: "New conversation" starts a chat of its own; the earlier one stays reachable', async (tc) => {
+    const { user, snippet } = await setUpChannel();
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      await frameOf(page).getByRole('button', { name: 'New conversation' }).click();
+      await frameOf(page).getByRole('combobox', { name: 'Conversation' }).waitFor(WAIT);
+      assert.equal(await log(page).getByText(QUESTION).count(), 0);
+      await say(page, 'A second topic');
+      await log(page).getByText('A second topic').waitFor(WAIT);
+      await eventually(async () => (await widgetChats(user.key)).length === 2, 15_000);
+      // Back to the first conversation, then a reload opens the newest.
+      const first = await frameOf(page).getByRole('option').first().getAttribute('value');
+      await frameOf(page).getByRole('combobox', { name: 'Conversation' }).selectOption(first ?? '');
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      assert.equal(await log(page).getByText('A second topic').count(), 0);
+      await page.reload();
+      await openChat(page);
+      await log(page).getByText('A second topic').waitFor(WAIT);
+    });
+  });
+
   test('a page on an origin that is not allowed gets no widget', async (tc) => {
     const { snippet, channelId } = await setUpChannel();
     elsewhere.page(shopPage(snippet));
@@ -257,7 +283,7 @@ describe('chat widget in a browser', () => {
       const [chat] = await widgetChats(user.key);
       const ban = await t.api(user.key, '/chats/chat/ban', { uniqueId: chat?.uniqueId ?? '' });
       assert.equal(ban.status, 200, ban.text);
-      const answered = page.waitForResponse((r) => r.url().endsWith('/widget/v1/messages') && r.request().method() === 'POST', WAIT);
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/widget/v1/messages' && r.request().method() === 'POST', WAIT);
       await say(page, 'message after the ban');
       assert.equal((await answered).status(), 201);
       await log(page).getByText('message after the ban').waitFor(WAIT);

@@ -77,6 +77,19 @@ export const WidgetSendBody = object({
 });
 export type WidgetSendBody = Static<typeof WidgetSendBody>;
 
+/** One of the visitor's conversations (each is a chat of the channel). */
+export const WidgetConversation = object({
+  id: Type.String({ description: "the chat's `chatId`; the first conversation's is the visitor id" }),
+  createdAt: Timestamp,
+  lastText: nullable(Type.String({ description: 'text of its last message; null before the first' })),
+  lastMessageAt: nullable(Timestamp),
+});
+export type WidgetConversation = Static<typeof WidgetConversation>;
+
+const ConversationQuery = Type.Optional(
+  Type.String({ format: 'uuid', description: "one of the visitor's conversations; default: the newest" }),
+);
+
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 export const widgetRoutes = {
@@ -100,6 +113,7 @@ export const widgetRoutes = {
     tags: ['Visitor'],
     schema: {
       querystring: object({
+        conversation: ConversationQuery,
         after: Type.Optional(Type.String({ format: 'uuid', description: 'only messages after this one' })),
       }),
       response: { 200: object({ messages: Type.Array(WidgetMessage) }), ...Errors },
@@ -114,15 +128,32 @@ export const widgetRoutes = {
     tags: ['Visitor'],
     consumes: ['multipart/form-data'],
     schema: {
-      querystring: object({}),
+      querystring: object({ conversation: ConversationQuery }),
       body: WidgetSendBody,
       response: { 201: object({ message: nullable(WidgetMessage) }), 413: ErrorBody, ...Errors },
     },
   }),
+  listConversations: route({
+    method: 'GET',
+    url: '/conversations',
+    operationId: 'listConversations',
+    summary: "The visitor's conversations, oldest first",
+    tags: ['Visitor'],
+    schema: { response: { 200: object({ conversations: Type.Array(WidgetConversation) }), ...Errors } },
+  }),
+  newConversation: route({
+    method: 'POST',
+    url: '/conversations',
+    operationId: 'newConversation',
+    summary: 'Start a new conversation',
+    description: 'Each conversation is a chat of its own. While the newest one has no message yet, it is returned instead of a new one.',
+    tags: ['Visitor'],
+    schema: { response: { 201: object({ conversation: WidgetConversation }), ...Errors } },
+  }),
 } as const;
 
 /** Frames of the live WebSocket (`/widget/v1/live`), as JSON text. */
-export type WidgetClientFrame = { type: 'auth'; token: string; after?: string } | { type: 'ping' };
+export type WidgetClientFrame = { type: 'auth'; token: string; conversation?: string; after?: string } | { type: 'ping' };
 export type WidgetServerFrame =
   | { type: 'ready' }
   | { type: 'message'; message: WidgetMessage }

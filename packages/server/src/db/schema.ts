@@ -515,3 +515,26 @@ export const widgetVisitors = pgTable(
     index('widget_visitors_channel_ip_created_idx').on(t.channelId, t.ipKey, t.createdAt),
   ],
 );
+
+/**
+ * A visitor's conversations (the frame's "New conversation"): each is a chat whose `externalChatId` is the
+ * conversation id. The first one's id is the visitor id, so a visitor's first chat has `chatId` = visitor id.
+ */
+export const widgetConversations = pgTable(
+  'widget_conversations',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    visitorId: uuid('visitor_id')
+      .notNull()
+      .references(() => widgetVisitors.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('widget_conversations_visitor_created_idx').on(t.visitorId, t.createdAt, t.id)],
+);
+

@@ -1,5 +1,5 @@
 // The visitor API as the frame calls it (same origin as the frame).
-import type { StartSessionBody, WidgetMessage, WidgetSession } from '@parley/contracts';
+import type { StartSessionBody, WidgetConversation, WidgetMessage, WidgetSession } from '@parley/contracts';
 
 export class ApiError extends Error {
   constructor(
@@ -29,13 +29,22 @@ export function startSession(body: StartSessionBody): Promise<WidgetSession> {
   return call('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
-export function history(token: string): Promise<{ messages: WidgetMessage[] }> {
-  return call('/messages', { headers: { authorization: `Bearer ${token}` } });
+export function history(token: string, conversation: string): Promise<{ messages: WidgetMessage[] }> {
+  return call(`/messages?conversation=${encodeURIComponent(conversation)}`, { headers: { authorization: `Bearer ${token}` } });
 }
 
-export function send(token: string, text: string, files: readonly File[]): Promise<{ message: WidgetMessage | null }> {
+export function conversations(token: string): Promise<{ conversations: WidgetConversation[] }> {
+  return call('/conversations', { headers: { authorization: `Bearer ${token}` } });
+}
+
+export function newConversation(token: string): Promise<{ conversation: WidgetConversation }> {
+  return call('/conversations', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+}
+
+export function send(token: string, conversation: string, text: string, files: readonly File[]): Promise<{ message: WidgetMessage | null }> {
+  const path = `/messages?conversation=${encodeURIComponent(conversation)}`;
   if (files.length === 0) {
-    return call('/messages', {
+    return call(path, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ text }),
@@ -44,5 +53,5 @@ export function send(token: string, text: string, files: readonly File[]): Promi
   const form = new FormData();
   form.append('text', text);
   for (const file of files) form.append('files', file, file.name);
-  return call('/messages', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  return call(path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
 }

@@ -8,6 +8,7 @@ const MAX_DELAY_MS = 10_000;
 
 export interface LiveOptions {
   token: () => string;
+  conversation: string;
   lastMessageId: () => string | undefined;
   onMessage: (message: WidgetMessage) => void;
   onStatus: (status: 'connecting' | 'live' | 'reconnecting') => void;
@@ -37,7 +38,7 @@ export function connectLive(options: LiveOptions): () => void {
     let refused = false;
     current.onopen = () => {
       const after = options.lastMessageId();
-      current.send(JSON.stringify({ type: 'auth', token: options.token(), ...(after ? { after } : {}) }));
+      current.send(JSON.stringify({ type: 'auth', token: options.token(), conversation: options.conversation, ...(after ? { after } : {}) }));
       ping = setInterval(() => {
         current.send(JSON.stringify({ type: 'ping' }));
         clearTimeout(pongDue);

@@ -1,9 +1,9 @@
 // The chat frame, served from Parley's origin inside the host page: the visitor's conversation, live.
-import type { WidgetMessage, WidgetSession } from '@parley/contracts';
+import type { WidgetConversation, WidgetMessage, WidgetSession } from '@parley/contracts';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isProtocolMessage, type FrameToHost, type HostToFrame, type Identity } from '../protocol.ts';
-import { ApiError, history, send, startSession } from './api.ts';
+import { ApiError, conversations as listConversations, history, newConversation, send, startSession } from './api.ts';
 import { connectLive } from './live.ts';
 import './frame.css';
 
@@ -64,6 +64,8 @@ function App() {
   const [files, setFiles] = useState<File[]>([]);
   const [sending, setSending] = useState(false);
   const [identity, setIdentity] = useState<Identity | null | undefined>(undefined);
+  const [conversations, setConversations] = useState<WidgetConversation[]>([]);
+  const [conversationId, setConversationId] = useState<string | null>(null);
   const messagesRef = useRef<WidgetMessage[]>([]);
   const tokenRef = useRef<string>('');
   const logRef = useRef<HTMLDivElement>(null);
@@ -93,10 +95,9 @@ function App() {
     return () => window.removeEventListener('message', onMessage);
   }, []);
 
-  // A session for the current identity: resume with the kept token, then history, then the live stream.
+  // A session for the current identity (resumed with the kept token), then the visitor's conversations.
   useEffect(() => {
     if (identity === undefined) return;
-    let stop = () => {};
     let cancelled = false;
     const begin = async () => {
       setStatus('starting');
@@ -115,6 +116,7 @@ function App() {
           toHost({ parley: 1, type: 'blocked', message });
           return;
         }
+        setSession(null);
         setRefusal(message);
         toHost({ parley: 1, type: 'refused', message });
         return;
@@ -124,12 +126,34 @@ function App() {
       tokenRef.current = started.token;
       document.documentElement.style.setProperty('--accent', started.look.color);
       setRefusal(null);
-      setSession(started);
       toHost({ parley: 1, type: 'ready', look: started.look });
       try {
-        const past = await history(started.token);
+        const list = (await listConversations(started.token)).conversations;
         if (cancelled) return;
-        messagesRef.current = [];
+        setConversations(list);
+        setConversationId(list.at(-1)?.id ?? null);
+      } catch (failure) {
+        setError(failure instanceof Error ? failure.message : String(failure));
+      }
+      setSession(started);
+    };
+    void begin();
+    return () => {
+      cancelled = true;
+    };
+  }, [identity]);
+
+  // The open conversation: its history, then its live stream (resuming from its last message on reconnects).
+  useEffect(() => {
+    if (!session || !conversationId) return;
+    let stop = () => {};
+    let cancelled = false;
+    messagesRef.current = [];
+    setMessages([]);
+    const begin = async () => {
+      try {
+        const past = await history(tokenRef.current, conversationId);
+        if (cancelled) return;
         add(past.messages, false);
       } catch (failure) {
         setError(failure instanceof Error ? failure.message : String(failure));
@@ -137,6 +161,7 @@ function App() {
       if (cancelled) return;
       stop = connectLive({
         token: () => tokenRef.current,
+        conversation: conversationId,
         lastMessageId: () => messagesRef.current.filter((message) => !message.id.startsWith('local-')).at(-1)?.id,
         onMessage: (message) => add([message], true),
         onStatus: setStatus,
@@ -151,7 +176,20 @@ function App() {
       cancelled = true;
       stop();
     };
-  }, [identity]);
+  }, [session, conversationId]);
+
+  const startNewConversation = async () => {
+    if (!session) return;
+    try {
+      const { conversation } = await newConversation(tokenRef.current);
+      setConversations((list) => (list.some((c) => c.id === conversation.id) ? list : [...list, conversation]));
+      setConversationId(conversation.id);
+      setError(null);
+      inputRef.current?.focus();
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  };
 
   useEffect(() => {
     const log = logRef.current;
@@ -159,7 +197,7 @@ function App() {
   }, [messages]);
 
   sendRef.current = async (text: string, attached: File[]) => {
-    if (!session || sending) return false;
+    if (!session || !conversationId || sending) return false;
     if (text.trim() === '' && attached.length === 0) return false;
     const limits = session.limits;
     if ([...text].length > limits.maxMessageLength) {
@@ -178,7 +216,7 @@ function App() {
     setSending(true);
     setError(null);
     try {
-      const result = await send(tokenRef.current, text, attached);
+      const result = await send(tokenRef.current, conversationId, text, attached);
       // null: the server ignored it (a banned visitor); it is shown here as sent, as it would be anywhere else.
       add([result.message ?? { id: `local-${Date.now()}`, role: 'user', from: 'visitor', text, attachments: [], createdAt: new Date().toISOString() }], true);
       return true;
@@ -205,6 +243,11 @@ function App() {
     <div class="chat">
       <header class="chat-header">
         <h1>{look?.title ?? 'Chat'}</h1>
+        {session && refusal === null ? (
+          <button type="button" class="new" aria-label="New conversation" title="New conversation" onClick={() => void startNewConversation()}>
+            +
+          </button>
+        ) : null}
         <button type="button" class="close" aria-label="Close chat" onClick={() => toHost({ parley: 1, type: 'close' })}>
           ×
         </button>
@@ -215,6 +258,22 @@ function App() {
         </p>
       ) : (
         <>
+          {conversations.length > 1 ? (
+            <select
+              class="conversations"
+              aria-label="Conversation"
+              value={conversationId ?? ''}
+              onChange={(event) => setConversationId((event.target as HTMLSelectElement).value)}
+            >
+              {conversations.map((conversation, index) => (
+                <option key={conversation.id} value={conversation.id}>
+                  {`#${index + 1} · ${new Date(conversation.lastMessageAt ?? conversation.createdAt).toLocaleString()}${
+                    conversation.lastText ? ` · ${conversation.lastText.slice(0, 40)}` : ''
+                  }`}
+                </option>
+              ))}
+            </select>
+          ) : null}
           <div class="log" role="log" aria-label="Conversation" aria-live="polite" ref={logRef}>
             {look?.greeting ? <p class="message from-agent greeting">{look.greeting}</p> : null}
             {messages.map((message) => (
@@ -245,7 +304,7 @@ function App() {
               rows={2}
               ref={inputRef}
               value={draft}
-              disabled={!session}
+              disabled={!session || !conversationId}
               onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
               onKeyDown={(event) => {
                 if (event.key === 'Enter' && !event.shiftKey) void submit(event);

@@ -1,7 +1,14 @@
 // The chat widget's visitor side (DESIGN.md, Chat widget): sessions with a server-signed visitor token, identity
 // verification, the visitor's messages through the one ingest path of customer messages, and the abuse limits.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MAX_FILE_BYTES, MAX_FILES, type StartSessionBody, type WidgetMessage, type WidgetSession } from '@parley/contracts';
+import {
+  MAX_FILE_BYTES,
+  MAX_FILES,
+  type StartSessionBody,
+  type WidgetConversation,
+  type WidgetMessage,
+  type WidgetSession,
+} from '@parley/contracts';
 import type { Database } from '../../db/client.ts';
 import type { StoredWidgetSettings } from '../../db/schema.ts';
 import { Errors } from '../../errors.ts';
@@ -14,7 +21,7 @@ import { widgetSettingsOf } from '../channels-service.ts';
 import type { ChannelRow } from '../channels-store.ts';
 import { normalizeOrigin } from './origins.ts';
 import type { VisitorTokens } from './visitor-token.ts';
-import type { VisitorRow, WidgetStore } from './widget-store.ts';
+import type { ConversationRow, VisitorRow, WidgetStore } from './widget-store.ts';
 
 const MINUTE_MS = 60_000;
 /** Messages committed out of time-stamp order (concurrent transactions) are caught by reading this far back. */
@@ -66,10 +73,10 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
     return settings.allowedOrigins.includes(origin);
   }
 
-  function incomingChat(channel: ChannelRow, visitor: VisitorRow) {
+  function incomingChat(channel: ChannelRow, visitor: VisitorRow, conversation: ConversationRow) {
     return {
-      externalChatId: visitor.id,
-      uniqueId: `${visitor.id}_${channel.id}`,
+      externalChatId: conversation.id,
+      uniqueId: `${conversation.id}_${channel.id}`,
       dialogName: visitor.name ?? DEFAULT_SENDER_NAME,
       email: visitor.email,
     };
@@ -125,11 +132,14 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
           createdAt: clock.now(),
         });
       }
-      const chat = await store.findChat(channel.id, visitor.id);
-      if (chat) {
-        await store.updateChatIdentity(chat.id, {
-          ...(visitor.name && visitor.name !== chat.dialogName ? { dialogName: visitor.name } : {}),
-          ...(visitor.email && visitor.email !== chat.email ? { email: visitor.email } : {}),
+      // The first conversation's id is the visitor's: their first chat has chatId = visitor id.
+      if (!(await store.latestConversation(visitor.id))) {
+        await store.insertConversation({ id: visitor.id, accountId: channel.accountId, channelId: channel.id, visitorId: visitor.id, createdAt: clock.now() });
+      }
+      if (Object.keys(named).length > 0 && (verified || visitor.identifier === null)) {
+        await store.updateChatsIdentity(channel.id, visitor.id, {
+          ...(visitor.name ? { dialogName: visitor.name } : {}),
+          ...(visitor.email ? { email: visitor.email } : {}),
         });
       }
       return {
@@ -168,12 +178,41 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
       return { channel, settings, visitor };
     },
 
+    /** One of the visitor's conversations (the newest when none is named); 404 for anyone else's. */
+    async conversationOf({ visitor }: VisitorContext, id?: string): Promise<ConversationRow> {
+      const found = id === undefined ? await store.latestConversation(visitor.id) : isUuid(id) ? await store.findConversation(visitor.id, id) : undefined;
+      if (!found) throw Errors.widgetConversationNotFound();
+      return found;
+    },
+
+    async listConversations({ visitor }: VisitorContext): Promise<{ conversations: WidgetConversation[] }> {
+      const rows = await store.conversations(visitor.id);
+      return {
+        conversations: rows.map((row) => ({
+          id: row.id,
+          createdAt: row.createdAt.toISOString(),
+          lastText: row.lastMessageAt ? row.lastText : null,
+          lastMessageAt: row.lastMessageAt?.toISOString() ?? null,
+        })),
+      };
+    },
+
+    /** A new conversation; while the newest has no message yet, that one (no empty conversations pile up). */
+    async newConversation({ channel, visitor }: VisitorContext): Promise<{ conversation: WidgetConversation }> {
+      const latest = await store.latestConversation(visitor.id);
+      if (latest && !(await store.findChat(channel.id, latest.id))) {
+        return { conversation: { id: latest.id, createdAt: latest.createdAt.toISOString(), lastText: null, lastMessageAt: null } };
+      }
+      const created = await store.insertConversation({ id: newId(), accountId: channel.accountId, channelId: channel.id, visitorId: visitor.id, createdAt: clock.now() });
+      return { conversation: { id: created.id, createdAt: created.createdAt.toISOString(), lastText: null, lastMessageAt: null } };
+    },
+
     /**
-     * The visitor's conversation, oldest first (the last 500 messages). With `after`: the messages from shortly
-     * before that one on (RESUME_OVERLAP_MS), so none committed late is missed; the frame drops ids it has.
+     * A conversation's messages, oldest first (the last 500). With `after`: the messages from shortly before that
+     * one on (RESUME_OVERLAP_MS), so none committed late is missed; the frame drops ids it has.
      */
-    async history({ channel, visitor }: VisitorContext, after?: string): Promise<{ messages: WidgetMessage[] }> {
-      const chat = await store.findChat(channel.id, visitor.id);
+    async history({ channel }: VisitorContext, conversation: ConversationRow, after?: string): Promise<{ messages: WidgetMessage[] }> {
+      const chat = await store.findChat(channel.id, conversation.id);
       if (!chat) return { messages: [] };
       const anchor = after && isUuid(after) ? await store.findMessage(chat.id, after) : undefined;
       const since = anchor ? new Date(anchor.createdAt.getTime() - RESUME_OVERLAP_MS) : undefined;
@@ -182,34 +221,37 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
       return { messages: rows.map(toWidgetMessage) };
     },
 
-    /** Messages of the visitor's chat from `since` on (the live stream's catch-up), oldest first. */
-    async messagesSince({ channel, visitor }: VisitorContext, since: Date | undefined): Promise<MessageRow[]> {
-      const chat = await store.findChat(channel.id, visitor.id);
+    /** A conversation's messages from `since` on (the live stream's catch-up), oldest first. */
+    async messagesSince({ channel }: VisitorContext, conversation: ConversationRow, since: Date | undefined): Promise<MessageRow[]> {
+      const chat = await store.findChat(channel.id, conversation.id);
       return chat ? store.messages(chat.id, since, HISTORY_LIMIT) : [];
     },
 
-    /** A resume point: the time of the message with that id in the visitor's chat, when there is one. */
-    async resumePoint({ channel, visitor }: VisitorContext, messageId: string): Promise<Date | undefined> {
+    /** A resume point: the time of the message with that id in the conversation, when there is one. */
+    async resumePoint({ channel }: VisitorContext, conversation: ConversationRow, messageId: string): Promise<Date | undefined> {
       if (!isUuid(messageId)) return undefined;
-      const chat = await store.findChat(channel.id, visitor.id);
+      const chat = await store.findChat(channel.id, conversation.id);
       const message = chat ? await store.findMessage(chat.id, messageId) : undefined;
       return message?.createdAt;
     },
 
     /** The visitor's message, within the channel's limits, through the ingest path of every customer message. */
-    async send(context: VisitorContext, text: string, uploads: readonly Upload[]): Promise<{ message: WidgetMessage | null }> {
+    async send(
+      context: VisitorContext,
+      conversation: ConversationRow,
+      text: string,
+      uploads: readonly Upload[],
+    ): Promise<{ message: WidgetMessage | null }> {
       const { channel, settings, visitor } = context;
       if (text.trim() === '' && uploads.length === 0) throw Errors.widgetMessageEmpty();
       if ([...text].length > settings.maxMessageLength) throw Errors.widgetMessageTooLong(settings.maxMessageLength);
-      const chat = await store.findChat(channel.id, visitor.id);
+      const chat = await store.findChat(channel.id, conversation.id);
       if (chat?.banned) return { message: null }; // ignored before any file is written
-      if (chat) {
-        const recent = await store.countCustomerMessages(chat.id, new Date(clock.now().getTime() - MINUTE_MS));
-        if (recent >= settings.messagesPerMinute) throw Errors.widgetTooManyMessages(settings.messagesPerMinute);
-      }
+      const recent = await store.countCustomerMessages(channel.id, visitor.id, new Date(clock.now().getTime() - MINUTE_MS));
+      if (recent >= settings.messagesPerMinute) throw Errors.widgetTooManyMessages(settings.messagesPerMinute);
       const result = await messages.receiveCustomerMessage(
         channel,
-        incomingChat(channel, visitor),
+        incomingChat(channel, visitor, conversation),
         { text, ...(visitor.name ? { senderName: visitor.name } : {}) },
         uploads,
       );

@@ -1,13 +1,14 @@
 // SQL of the chat widget: its channels (found by id alone: the visitor API has no account), visitors, and the
 // visitor's chat and messages. Every visitor query is scoped by the channel the visitor token names.
-import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { channels, chats, messages, widgetVisitors } from '../../db/schema.ts';
+import { channels, chats, messages, widgetConversations, widgetVisitors } from '../../db/schema.ts';
 import type { ChannelRow } from '../channels-store.ts';
 import type { ChatRow } from '../../chats/chats-store.ts';
 import type { MessageRow } from '../../messages/messages-store.ts';
 
 export type VisitorRow = typeof widgetVisitors.$inferSelect;
+export type ConversationRow = typeof widgetConversations.$inferSelect;
 
 export function createWidgetStore(db: Executor) {
   return {
@@ -62,28 +63,77 @@ export function createWidgetStore(db: Executor) {
       return row?.n ?? 0;
     },
 
-    /** The visitor's chat: `externalChatId` is the visitor id. */
-    async findChat(channelId: string, visitorId: string): Promise<ChatRow | undefined> {
+    /** A conversation's chat: `externalChatId` is the conversation id (created by its first message). */
+    async findChat(channelId: string, conversationId: string): Promise<ChatRow | undefined> {
       const [row] = await db
         .select()
         .from(chats)
-        .where(and(eq(chats.channelId, channelId), eq(chats.externalChatId, visitorId)));
+        .where(and(eq(chats.channelId, channelId), eq(chats.externalChatId, conversationId)));
       return row;
     },
 
-    /** The visitor's name and e-mail on their chat, once they identify. */
-    async updateChatIdentity(chatId: string, changes: { dialogName?: string; email?: string }): Promise<void> {
+    /** The visitor's name and e-mail on the chats of all their conversations, once they identify. */
+    async updateChatsIdentity(channelId: string, visitorId: string, changes: { dialogName?: string; email?: string }): Promise<void> {
       if (Object.keys(changes).length === 0) return;
-      await db.update(chats).set(changes).where(eq(chats.id, chatId));
+      const ids = db.select({ id: sql`${widgetConversations.id}::text` }).from(widgetConversations).where(eq(widgetConversations.visitorId, visitorId));
+      await db
+        .update(chats)
+        .set(changes)
+        .where(and(eq(chats.channelId, channelId), inArray(chats.externalChatId, ids)));
     },
 
-    /** The visitor's own messages in the chat since `since` (abuse limit). */
-    async countCustomerMessages(chatId: string, since: Date): Promise<number> {
+    /** The visitor's own messages in all their conversations since `since` (abuse limit). */
+    async countCustomerMessages(channelId: string, visitorId: string, since: Date): Promise<number> {
+      const ids = db.select({ id: sql`${widgetConversations.id}::text` }).from(widgetConversations).where(eq(widgetConversations.visitorId, visitorId));
       const [row] = await db
         .select({ n: count() })
         .from(messages)
-        .where(and(eq(messages.chatId, chatId), eq(messages.role, 'user'), gt(messages.createdAt, since)));
+        .innerJoin(chats, eq(chats.id, messages.chatId))
+        .where(
+          and(eq(chats.channelId, channelId), inArray(chats.externalChatId, ids), eq(messages.role, 'user'), gt(messages.createdAt, since)),
+        );
       return row?.n ?? 0;
+    },
+
+    async insertConversation(row: typeof widgetConversations.$inferInsert): Promise<ConversationRow> {
+      const [created] = await db.insert(widgetConversations).values(row).onConflictDoNothing().returning();
+      if (created) return created;
+      const [existing] = await db.select().from(widgetConversations).where(eq(widgetConversations.id, row.id));
+      if (!existing) throw new Error('conversation vanished after insert');
+      return existing;
+    },
+
+    async findConversation(visitorId: string, id: string): Promise<ConversationRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(widgetConversations)
+        .where(and(eq(widgetConversations.visitorId, visitorId), eq(widgetConversations.id, id)));
+      return row;
+    },
+
+    async latestConversation(visitorId: string): Promise<ConversationRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(widgetConversations)
+        .where(eq(widgetConversations.visitorId, visitorId))
+        .orderBy(desc(widgetConversations.createdAt), desc(widgetConversations.id))
+        .limit(1);
+      return row;
+    },
+
+    /** The visitor's conversations, oldest first, with their chat's last message when there is one. */
+    async conversations(visitorId: string) {
+      return db
+        .select({
+          id: widgetConversations.id,
+          createdAt: widgetConversations.createdAt,
+          lastText: chats.lastText,
+          lastMessageAt: chats.lastMessageAt,
+        })
+        .from(widgetConversations)
+        .leftJoin(chats, and(eq(chats.channelId, widgetConversations.channelId), eq(chats.externalChatId, sql`${widgetConversations.id}::text`)))
+        .where(eq(widgetConversations.visitorId, visitorId))
+        .orderBy(asc(widgetConversations.createdAt), asc(widgetConversations.id));
     },
 
     /** Messages of the chat, oldest first; from `since` on when given (at most `limit`). */

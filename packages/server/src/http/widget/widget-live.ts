@@ -1,7 +1,7 @@
 // The widget's live stream (`/widget/v1/live`, WebSocket): agent and team replies reach the visitor as they are
 // committed. The frame authenticates in its first frame (no token in the URL) and names the last message it has;
 // the server sends what came since (read from the database, so a reconnect misses nothing) and then follows the
-// live feed of committed events, reading the chat again on each event of this visitor. Keep-alive: the server
+// live feed of committed events, reading the chat again on each event of the followed conversation. Keep-alive: the server
 // pings (a dead peer is dropped), and answers the frame's own `ping` frames (browsers cannot see pings).
 import type { WidgetClientFrame, WidgetServerFrame } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
@@ -9,6 +9,7 @@ import type { WebSocket } from 'ws';
 import { DomainError } from '../../errors.ts';
 import type { LiveFeed } from '../../events/live-feed.ts';
 import { RESUME_OVERLAP_MS, toWidgetMessage, type VisitorContext, type WidgetService } from '../../channels/widget/widget-service.ts';
+import type { ConversationRow } from '../../channels/widget/widget-store.ts';
 
 export const AUTH_TIMEOUT_MS = 10_000;
 export const PING_INTERVAL_MS = 25_000;
@@ -16,7 +17,7 @@ export const PING_INTERVAL_MS = 25_000;
 const SENT_MEMORY = 2_000;
 
 export interface LiveDeps {
-  widget: Pick<WidgetService, 'authenticate' | 'messagesSince' | 'resumePoint'>;
+  widget: Pick<WidgetService, 'authenticate' | 'conversationOf' | 'messagesSince' | 'resumePoint'>;
   liveFeed: Pick<LiveFeed, 'subscribe'>;
   logger: FastifyBaseLogger;
 }
@@ -27,8 +28,14 @@ function parseFrame(raw: unknown): WidgetClientFrame | undefined {
     if (typeof value !== 'object' || value === null) return undefined;
     const frame = value as Record<string, unknown>;
     if (frame.type === 'ping') return { type: 'ping' };
-    if (frame.type === 'auth' && typeof frame.token === 'string' && (frame.after === undefined || typeof frame.after === 'string')) {
-      return { type: 'auth', token: frame.token, ...(typeof frame.after === 'string' ? { after: frame.after } : {}) };
+    const optionalString = (value: unknown) => value === undefined || typeof value === 'string';
+    if (frame.type === 'auth' && typeof frame.token === 'string' && optionalString(frame.after) && optionalString(frame.conversation)) {
+      return {
+        type: 'auth',
+        token: frame.token,
+        ...(typeof frame.conversation === 'string' ? { conversation: frame.conversation } : {}),
+        ...(typeof frame.after === 'string' ? { after: frame.after } : {}),
+      };
     }
   } catch {
     // not JSON
@@ -39,6 +46,7 @@ function parseFrame(raw: unknown): WidgetClientFrame | undefined {
 export function serveLive(socket: WebSocket, deps: LiveDeps): void {
   const { widget, liveFeed, logger } = deps;
   let context: VisitorContext | undefined;
+  let conversation: ConversationRow | undefined;
   let unsubscribe = () => {};
   let cursor: Date | undefined;
   let pulling: Promise<void> = Promise.resolve();
@@ -66,9 +74,9 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
   const pull = () => {
     pulling = pulling
       .then(async () => {
-        if (!context || socket.readyState !== socket.OPEN) return;
+        if (!context || !conversation || socket.readyState !== socket.OPEN) return;
         const since = cursor ? new Date(cursor.getTime() - RESUME_OVERLAP_MS) : undefined;
-        for (const row of await widget.messagesSince(context, since)) {
+        for (const row of await widget.messagesSince(context, conversation, since)) {
           if (sent.has(row.id)) continue;
           sent.add(row.id);
           if (sent.size > SENT_MEMORY) sent.delete(sent.values().next().value as string);
@@ -79,9 +87,10 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
       .catch((error: unknown) => logger.warn({ err: error }, 'widget live read failed'));
   };
 
-  const authenticate = async (frame: { token: string; after?: string }) => {
+  const authenticate = async (frame: { token: string; conversation?: string; after?: string }) => {
     try {
       context = await widget.authenticate(`Bearer ${frame.token}`);
+      conversation = await widget.conversationOf(context, frame.conversation);
     } catch (error) {
       const status = error instanceof DomainError ? error.status : 500;
       send({ type: 'error', message: error instanceof DomainError ? error.message : 'Internal Server Error', statusCode: status });
@@ -89,13 +98,15 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
       return;
     }
     clearTimeout(authTimer);
-    const { channel, visitor } = context;
+    const { channel } = context;
+    const followed = conversation;
+    if (!followed) return;
     // Subscribed before the first read: an event committed in between triggers another read.
     unsubscribe = liveFeed.subscribe(
       channel.accountId,
       (event) => {
         const payload = event.payload;
-        if (event.channelId === channel.id && payload.event === 'new_messages' && payload.chat.externalChatId === visitor.id) pull();
+        if (event.channelId === channel.id && payload.event === 'new_messages' && payload.chat.externalChatId === followed.id) pull();
       },
       pull,
     );
@@ -103,7 +114,7 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
       unsubscribe();
       return;
     }
-    if (frame.after) cursor = await widget.resumePoint(context, frame.after);
+    if (frame.after) cursor = await widget.resumePoint(context, followed, frame.after);
     send({ type: 'ready' });
     pull();
   };

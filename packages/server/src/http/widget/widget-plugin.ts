@@ -27,7 +27,7 @@ export function widgetApiDocument() {
       description:
         'What the widget frame calls. `POST /session` returns a visitor token; every other call sends it as ' +
         '`Authorization: Bearer <token>`. Live stream: a WebSocket at `/widget/v1/live`; the first frame is ' +
-        '`{"type":"auth","token":"…","after":"<last message id the frame has>"}`, then the server sends `{"type":"ready"}`, ' +
+        '`{"type":"auth","token":"…","conversation":"<id; default the newest>","after":"<last message id the frame has>"}`, then the server sends `{"type":"ready"}`, ' +
         'every message since `after` and each new one as `{"type":"message","message":{…}}`; `{"type":"ping"}` is ' +
         'answered with `{"type":"pong"}`. A refused token gets `{"type":"error",…}` and the socket is closed.',
     },
@@ -153,7 +153,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       handler: async (request) => {
         const context = await widget.authenticate(request.headers.authorization);
         checkRequestOrigin(request, context.settings.allowedOrigins);
-        return widget.history(context, request.query.after);
+        return widget.history(context, await widget.conversationOf(context, request.query.conversation), request.query.after);
       },
     });
     api.route({
@@ -162,7 +162,24 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       handler: async (request, reply) => {
         const context = await widget.authenticate(request.headers.authorization);
         checkRequestOrigin(request, context.settings.allowedOrigins);
-        return reply.code(201).send(await widget.send(context, request.body.text, request.uploads));
+        const conversation = await widget.conversationOf(context, request.query.conversation);
+        return reply.code(201).send(await widget.send(context, conversation, request.body.text, request.uploads));
+      },
+    });
+    api.route({
+      ...routeOptions(widgetRoutes.listConversations),
+      handler: async (request) => {
+        const context = await widget.authenticate(request.headers.authorization);
+        checkRequestOrigin(request, context.settings.allowedOrigins);
+        return widget.listConversations(context);
+      },
+    });
+    api.route({
+      ...routeOptions(widgetRoutes.newConversation),
+      handler: async (request, reply) => {
+        const context = await widget.authenticate(request.headers.authorization);
+        checkRequestOrigin(request, context.settings.allowedOrigins);
+        return reply.code(201).send(await widget.newConversation(context));
       },
     });
     scope.get('/live', { websocket: true }, (socket, request) => {
