@@ -246,7 +246,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const widgetConnections = new Set<WebSocket>();
   app.decorate('widgetConnections', widgetConnections);
-  await app.register(widgetPlugin, { widget, store: widgetStore, liveFeed, connections: widgetConnections });
+  await app.register(widgetPlugin, { widget, store: widgetStore, liveFeed, connections: widgetConnections, publicUrl: config.publicUrl });
   await app.register(demoApi, { prefix: '/demo/v1', authenticator, pets: createPetsService({ db, petsStore: createPetsStore }) });
 
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.

@@ -72,6 +72,8 @@ function App() {
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const sendRef = useRef<(text: string, files: File[]) => Promise<boolean>>(async () => false);
+  const readyRef = useRef(false);
+  const pendingSends = useRef<string[]>([]);
 
   const add = (incoming: readonly WidgetMessage[], announce: boolean) => {
     const known = new Set(messagesRef.current.map((message) => message.id));
@@ -88,7 +90,11 @@ function App() {
       if (message.type === 'init') setIdentity(message.identity);
       else if (message.type === 'identify') setIdentity(message.identity);
       else if (message.type === 'open') setTimeout(() => inputRef.current?.focus(), 0);
-      else if (message.type === 'send') void sendRef.current(message.text, []);
+      else if (message.type === 'send') {
+        // Sent by the page before the conversation is open: kept until it is.
+        if (readyRef.current) void sendRef.current(message.text, []);
+        else pendingSends.current.push(message.text);
+      }
     };
     window.addEventListener('message', onMessage);
     toHost({ parley: 1, type: 'hello' });
@@ -159,6 +165,8 @@ function App() {
         setError(failure instanceof Error ? failure.message : String(failure));
       }
       if (cancelled) return;
+      readyRef.current = true;
+      for (const text of pendingSends.current.splice(0)) await sendRef.current(text, []);
       stop = connectLive({
         token: () => tokenRef.current,
         conversation: conversationId,
@@ -174,6 +182,7 @@ function App() {
     void begin();
     return () => {
       cancelled = true;
+      readyRef.current = false;
       stop();
     };
   }, [session, conversationId]);

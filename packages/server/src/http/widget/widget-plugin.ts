@@ -45,6 +45,8 @@ export interface WidgetPluginOptions {
   liveFeed: Pick<LiveFeed, 'subscribe'>;
   /** Open live connections (closed with 1001 when the app closes, so frames reconnect at once elsewhere). */
   connections: Set<WebSocket>;
+  /** PUBLIC_URL: the frame's own origin. */
+  publicUrl: string;
   distDir?: string;
 }
 
@@ -74,16 +76,23 @@ const FRAME_HTML = `<!doctype html>
  * Requests from a browser carry `Origin`: it must be this server (the frame) or a page allowed to embed the
  * channel. Requests without one (servers, curl) are judged by their token alone.
  */
-function checkRequestOrigin(request: FastifyRequest, allowed: readonly string[]): void {
+function checkRequestOrigin(request: FastifyRequest, allowed: readonly string[], ownOrigin: string | undefined): void {
   const header = request.headers.origin;
   if (header === undefined) return;
   const origin = normalizeOrigin(header);
-  if (origin && new URL(origin).host === request.headers.host) return;
+  if (origin && isOwnOrigin(request, origin, ownOrigin)) return;
   if (!origin || !allowed.includes(origin)) throw Errors.widgetOriginNotAllowed();
+}
+
+/** The frame's origin: PUBLIC_URL's, or the Host the request came to (a proxy may rewrite one of them). */
+function isOwnOrigin(request: FastifyRequest, origin: string, ownOrigin: string | undefined): boolean {
+  return origin === ownOrigin || new URL(origin).host === request.headers.host;
 }
 
 export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fastify, options) => {
   const { widget, store, liveFeed, connections } = options;
+  const ownOrigin = normalizeOrigin(options.publicUrl);
+  const checkOrigin = (request: FastifyRequest, allowed: readonly string[]) => checkRequestOrigin(request, allowed, ownOrigin);
   const distDir = options.distDir ?? WIDGET_DIST;
   const app: TypedApp = fastify.withTypeProvider();
   await app.register(websocket, { options: { maxPayload: 16 * 1024 } });
@@ -144,7 +153,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       ...routeOptions(widgetRoutes.startSession),
       handler: async (request) => {
         const channel = await store.findChannel(request.body.channelId);
-        if (channel) checkRequestOrigin(request, widgetSettingsOf(channel).allowedOrigins);
+        if (channel) checkOrigin(request, widgetSettingsOf(channel).allowedOrigins);
         return widget.startSession(request.body, request.ip);
       },
     });
@@ -152,7 +161,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       ...routeOptions(widgetRoutes.listMessages),
       handler: async (request) => {
         const context = await widget.authenticate(request.headers.authorization);
-        checkRequestOrigin(request, context.settings.allowedOrigins);
+        checkOrigin(request, context.settings.allowedOrigins);
         return widget.history(context, await widget.conversationOf(context, request.query.conversation), request.query.after);
       },
     });
@@ -161,7 +170,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       preValidation: readMultipart,
       handler: async (request, reply) => {
         const context = await widget.authenticate(request.headers.authorization);
-        checkRequestOrigin(request, context.settings.allowedOrigins);
+        checkOrigin(request, context.settings.allowedOrigins);
         const conversation = await widget.conversationOf(context, request.query.conversation);
         return reply.code(201).send(await widget.send(context, conversation, request.body.text, request.uploads));
       },
@@ -170,7 +179,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       ...routeOptions(widgetRoutes.listConversations),
       handler: async (request) => {
         const context = await widget.authenticate(request.headers.authorization);
-        checkRequestOrigin(request, context.settings.allowedOrigins);
+        checkOrigin(request, context.settings.allowedOrigins);
         return widget.listConversations(context);
       },
     });
@@ -178,7 +187,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       ...routeOptions(widgetRoutes.newConversation),
       handler: async (request, reply) => {
         const context = await widget.authenticate(request.headers.authorization);
-        checkRequestOrigin(request, context.settings.allowedOrigins);
+        checkOrigin(request, context.settings.allowedOrigins);
         return reply.code(201).send(await widget.newConversation(context));
       },
     });
@@ -186,7 +195,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       const origin = request.headers.origin;
       const parsed = origin === undefined ? undefined : normalizeOrigin(origin);
       // Only the frame (this server's own origin) opens the stream from a browser.
-      if (origin !== undefined && (!parsed || new URL(parsed).host !== request.headers.host)) {
+      if (origin !== undefined && (!parsed || !isOwnOrigin(request, parsed, ownOrigin))) {
         socket.close(4403, 'origin not allowed');
         return;
       }
