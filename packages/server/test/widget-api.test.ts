@@ -182,6 +182,14 @@ describe('visitor sessions', () => {
     assert.equal(again.body.visitorId, first.body.visitorId);
     const forged = await session({ channelId: channel.id, token: `${first.body.token}x` });
     assert.notEqual(forged.body.visitorId, first.body.visitorId);
+    // A token of this channel is nobody on another account's channel.
+    const stranger = await t.createConsoleUser();
+    const elsewhere = await widgetChannel(stranger.token);
+    const crossed = await session({ channelId: elsewhere.id, token: first.body.token });
+    assert.equal(crossed.status, 200);
+    assert.notEqual(crossed.body.visitorId, first.body.visitorId);
+    await visitor(first.body.token).send('mine');
+    assert.deepEqual((await visitor(crossed.body.token).history()).body.messages, []);
     // A browser request from a page that is not allowed is refused even with a valid token.
     const evil = await visitor(first.body.token).send('hi', { origin: 'https://evil.example' });
     assert.equal(evil.status, 403);

@@ -216,15 +216,15 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
       if (!chat) return { messages: [] };
       const anchor = after && isUuid(after) ? await store.findMessage(chat.id, after) : undefined;
       const since = anchor ? new Date(anchor.createdAt.getTime() - RESUME_OVERLAP_MS) : undefined;
-      let rows = await store.messages(chat.id, since, since ? HISTORY_LIMIT : 100_000);
-      if (!since && rows.length > HISTORY_LIMIT) rows = rows.slice(-HISTORY_LIMIT);
+      const rows = since ? await store.messages(chat.id, since, HISTORY_LIMIT) : await store.recentMessages(chat.id, HISTORY_LIMIT);
       return { messages: rows.map(toWidgetMessage) };
     },
 
     /** A conversation's messages from `since` on (the live stream's catch-up), oldest first. */
     async messagesSince({ channel }: VisitorContext, conversation: ConversationRow, since: Date | undefined): Promise<MessageRow[]> {
       const chat = await store.findChat(channel.id, conversation.id);
-      return chat ? store.messages(chat.id, since, HISTORY_LIMIT) : [];
+      if (!chat) return [];
+      return since ? store.messages(chat.id, since, HISTORY_LIMIT) : store.recentMessages(chat.id, HISTORY_LIMIT);
     },
 
     /** A resume point: the time of the message with that id in the conversation, when there is one. */

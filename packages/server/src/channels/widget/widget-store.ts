@@ -148,6 +148,17 @@ export function createWidgetStore(db: Executor) {
         .limit(limit);
     },
 
+    /** The chat's last `limit` messages, oldest first. */
+    async recentMessages(chatId: string, limit: number): Promise<MessageRow[]> {
+      const rows = await db
+        .select()
+        .from(messages)
+        .where(eq(messages.chatId, chatId))
+        .orderBy(desc(messages.createdAt), desc(messages.id))
+        .limit(limit);
+      return rows.reverse();
+    },
+
     async findMessage(chatId: string, messageId: string): Promise<MessageRow | undefined> {
       const [row] = await db
         .select()
