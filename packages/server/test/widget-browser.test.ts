@@ -271,6 +271,23 @@ describe('chat widget in a browser', () => {
     });
   });
 
+  test('files: an accepted one is sent and linked, a refused type is explained', async (tc) => {
+    const { snippet } = await setUpChannel({}, { disableAgentResponses: true });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      const attach = frameOf(page).getByLabel('Attach files');
+      await attach.setInputFiles({ name: 'setup.exe', mimeType: 'image/png', buffer: Buffer.from('MZ\x90\x00\x03\x00\x00\x00', 'latin1') });
+      await say(page, 'my file');
+      await frameOf(page).getByRole('alert').getByText('File type not accepted: setup.exe').waitFor(WAIT);
+      await attach.setInputFiles({ name: 'order.txt', mimeType: 'text/plain', buffer: Buffer.from('order 1234') });
+      await say(page, 'my order');
+      await log(page).getByRole('link', { name: /order\.txt/ }).waitFor(WAIT);
+    });
+  });
+
   test("a banned visitor's message makes no event", async (tc) => {
     const { user, channelId, snippet } = await setUpChannel({}, { disableAgentResponses: true });
     site.page(shopPage(snippet));

@@ -1,6 +1,7 @@
-// Messages: send-message-universal of the public API (spec, Endpoints → Messages, rules 1–5) and the team's
-// replies from the Inbox. A customer message and a message delivered to the customer write new_messages
-// in the same transaction; a team reply recorded through the API (`role: assistant`) writes none.
+// Messages: send-message-universal of the public API (spec, Endpoints → Messages, rules 1–5), customer messages
+// of channel connectors (the chat widget) through the same ingest path, and the team's replies from the Inbox.
+// A customer message and a message delivered to the customer write new_messages in the same transaction; a team
+// reply recorded through the API (`role: assistant`) writes none.
 import type { InboxMessage, SendMessageBody } from '@parley/contracts';
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
 import type { AgentService } from '../agent/agent-service.ts';
