@@ -162,8 +162,8 @@ describe('chat widget in a browser', () => {
     });
   });
 
-  test("the host page's API: open, close, send and events", async (tc) => {
-    const { snippet } = await setUpChannel();
+  test("the host page's API: open, close, send, events, reset; a reply while closed shows a badge", async (tc) => {
+    const { user, snippet, channelId } = await setUpChannel();
     const stub = '<script>window.parley = window.parley || function () { (window.parley.q = window.parley.q || []).push(arguments) };' +
       "window.seen = []; parley('on', 'message', function (m) { window.seen.push(m.from + ': ' + m.text) });" +
       "parley('on', 'open', function () { window.seen.push('open') }); parley('on', 'close', function () { window.seen.push('close') });</script>";
@@ -180,6 +180,24 @@ describe('chat widget in a browser', () => {
       await page.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
       const seen = await page.evaluate(() => (globalThis as unknown as { seen: string[] }).seen);
       assert.deepEqual(seen, ['open', `visitor: ${QUESTION}`, `agent: ${ANSWER}`, 'close']);
+
+      // A team reply while the chat is closed: a badge on the launcher, gone once it is opened.
+      const [chat] = await widgetChats(user.key);
+      await t.console(user.token, 'POST', `/chat/messages/${chat?.id}/`, { body: { text: 'Still there?' } });
+      const badge = page.locator('[data-parley-widget] .badge');
+      await badge.getByText('1').waitFor(WAIT);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      await log(page).getByText('Still there?').waitFor(WAIT);
+      assert.equal(await badge.isVisible(), false);
+
+      // The customer logs out of the site: the next person at this browser starts a conversation of their own.
+      await page.evaluate(() => (globalThis as unknown as { parley(...args: unknown[]): void }).parley('reset'));
+      await eventually(async () => (await log(page).getByText(QUESTION).count()) === 0, 15_000);
+      const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
+      assert.equal(row?.n, 2);
+      await say(page, 'I am someone else');
+      await log(page).getByText('I am someone else').waitFor(WAIT);
+      assert.equal((await widgetChats(user.key)).length, 2);
     });
   });
 

@@ -3,6 +3,7 @@
 //   parley('open') / parley('close')
 //   parley('identify', { identifier, name, email, identifierHash })
 //   parley('send', text)
+//   parley('reset')                       (the customer logged out: the next visitor starts anew)
 //   parley('on', 'message' | 'open' | 'close', handler) / parley('off', event, handler)
 // Calls made before the script loaded are queued by a stub `window.parley = window.parley || function () {
 // (window.parley.q = window.parley.q || []).push(arguments) }` and run once it is here.
@@ -53,15 +54,24 @@ function start(): void {
     iframe { position: fixed; bottom: 20px; z-index: 2147483001; border: 0; border-radius: 12px;
       width: ${FRAME_WIDTH}px; height: ${FRAME_HEIGHT}px; max-width: calc(100vw - 24px); max-height: calc(100vh - 40px);
       box-shadow: 0 8px 32px rgba(0,0,0,.25); background: #fff; }
+    .badge { position: absolute; top: -6px; right: -6px; min-width: 20px; height: 20px; border-radius: 10px; padding: 0 6px;
+      background: #dc2626; color: #fff; font: 700 12px/20px system-ui, sans-serif; text-align: center; }
     [hidden] { display: none !important; }
   `;
   const launcher = document.createElement('button');
   launcher.type = 'button';
   launcher.setAttribute('aria-label', 'Open chat');
-  launcher.textContent = 'Chat';
   launcher.style.background = '#2563eb';
   launcher.style.right = '20px';
   launcher.hidden = true;
+  const launcherText = document.createElement('span');
+  launcherText.textContent = 'Chat';
+  // Replies that came while the chat was closed (the accessible name stays `Open chat`).
+  const badge = document.createElement('span');
+  badge.className = 'badge';
+  badge.hidden = true;
+  let unread = 0;
+  launcher.append(launcherText, badge);
   const frame = document.createElement('iframe');
   frame.title = 'Chat';
   frame.hidden = true;
@@ -86,6 +96,8 @@ function start(): void {
   const open = () => {
     if (isOpen || launcher.hidden) return;
     isOpen = true;
+    unread = 0;
+    badge.hidden = true;
     frame.hidden = false;
     launcher.hidden = true;
     post({ parley: 1, type: 'open' });
@@ -117,7 +129,7 @@ function start(): void {
           element.style.right = side === 'right' ? '20px' : '';
         }
         launcher.style.background = message.look.color;
-        launcher.textContent = message.look.launcherText;
+        launcherText.textContent = message.look.launcherText;
         if (!isOpen) launcher.hidden = false;
         break;
       }
@@ -129,6 +141,11 @@ function start(): void {
         host.remove();
         break;
       case 'message':
+        if (!isOpen && message.message.from !== 'visitor') {
+          unread += 1;
+          badge.textContent = String(unread);
+          badge.hidden = false;
+        }
         emit('message', message.message);
         break;
       case 'close':
@@ -156,6 +173,10 @@ function start(): void {
       }
       case 'send':
         if (typeof args[0] === 'string' && args[0].trim() !== '') post({ parley: 1, type: 'send', text: args[0] });
+        return;
+      case 'reset':
+        identity = null;
+        post({ parley: 1, type: 'reset' });
         return;
       case 'on':
       case 'off': {

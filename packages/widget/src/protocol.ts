@@ -20,7 +20,9 @@ export type HostToFrame =
   | { parley: 1; type: 'init'; identity: Identity | null }
   | { parley: 1; type: 'identify'; identity: Identity }
   | { parley: 1; type: 'open' }
-  | { parley: 1; type: 'send'; text: string };
+  | { parley: 1; type: 'send'; text: string }
+  /** The customer logged out of the site: forget the visitor, start anonymous. */
+  | { parley: 1; type: 'reset' };
 
 export function isProtocolMessage(data: unknown): data is { parley: 1; type: string } {
   return typeof data === 'object' && data !== null && (data as { parley?: unknown }).parley === 1 && typeof (data as { type?: unknown }).type === 'string';

@@ -33,6 +33,13 @@ function readToken(): string | undefined {
     return undefined; // storage blocked: the conversation lasts as long as the page
   }
 }
+function forgetToken(): void {
+  try {
+    localStorage.removeItem(storageKey);
+  } catch {
+    // see readToken
+  }
+}
 function keepToken(token: string): void {
   try {
     localStorage.setItem(storageKey, token);
@@ -64,6 +71,8 @@ function App() {
   const [files, setFiles] = useState<File[]>([]);
   const [sending, setSending] = useState(false);
   const [identity, setIdentity] = useState<Identity | null | undefined>(undefined);
+  /** Bumped by `reset`: a new session even when the identity stays null. */
+  const [generation, setGeneration] = useState(0);
   const [conversations, setConversations] = useState<WidgetConversation[]>([]);
   const [conversationId, setConversationId] = useState<string | null>(null);
   const messagesRef = useRef<WidgetMessage[]>([]);
@@ -90,6 +99,11 @@ function App() {
       if (message.type === 'init') setIdentity(message.identity);
       else if (message.type === 'identify') setIdentity(message.identity);
       else if (message.type === 'open') setTimeout(() => inputRef.current?.focus(), 0);
+      else if (message.type === 'reset') {
+        forgetToken();
+        setIdentity(null);
+        setGeneration((n) => n + 1);
+      }
       else if (message.type === 'send') {
         // Sent by the page before the conversation is open: kept until it is.
         if (readyRef.current) void sendRef.current(message.text, []);
@@ -147,7 +161,7 @@ function App() {
     return () => {
       cancelled = true;
     };
-  }, [identity]);
+  }, [identity, generation]);
 
   // The open conversation: its history, then its live stream (resuming from its last message on reconnects).
   useEffect(() => {
