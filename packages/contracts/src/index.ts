@@ -8,3 +8,4 @@ export * from './schema.ts';
 export * from './console/index.ts';
 export * from './webhooks/events.ts';
 export * from './inbound.ts';
+export * from './widget/index.ts';

@@ -1,6 +1,9 @@
 // buildApp: the whole HTTP application, from config and dependencies. No listen, no environment reads.
+import { createHmac } from 'node:crypto';
 import path from 'node:path';
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
 import { createAgentService } from './agent/agent-service.ts';
 import { createAgentStore } from './agent/agent-store.ts';
 import { createKnowledgeBaseEngine } from './agent/engines/knowledge-base-engine.ts';
@@ -17,6 +20,9 @@ import { createMessengerInbound } from './channels/messenger-inbound.ts';
 import { createMessengerOutbound, MESSENGER_SEND_RETRY } from './channels/messenger-outbound.ts';
 import { createMessengerSendsStore } from './channels/messenger-sends-store.ts';
 import { createTelegramTokenCheck } from './channels/telegram-token.ts';
+import { createVisitorTokens } from './channels/widget/visitor-token.ts';
+import { createWidgetService } from './channels/widget/widget-service.ts';
+import { createWidgetStore } from './channels/widget/widget-store.ts';
 import { createChatsService } from './chats/chats-service.ts';
 import { createChatsStore } from './chats/chats-store.ts';
 import { createPetsService } from './demo/pets-service.ts';
@@ -54,6 +60,7 @@ import { gateway } from './http/public/gateway.ts';
 import { createUploadReader } from './http/public/uploads.ts';
 import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts';
 import { registerTagRoutes } from './http/public/tags-routes.ts';
+import { widgetPlugin } from './http/widget/widget-plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
@@ -96,6 +103,13 @@ export interface AppDeps {
   loginAttemptsPerIp?: number;
   /** The built web account (default packages/web/dist). */
   webDistDir?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The chat widget's open live connections. */
+    widgetConnections: ReadonlySet<WebSocket>;
+  }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -258,12 +272,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('preClose', () => liveFeed.stop());
 
+  const widgetStore = createWidgetStore(db, channelsStoreOf(db));
+  const ipKeySecret = createHmac('sha256', config.jwtSecret).update('parley widget ip key').digest();
+  const widget = createWidgetService({
+    db,
+    store: widgetStore,
+    tokens: createVisitorTokens(config.jwtSecret),
+    messages,
+    clock,
+    ipKey: (ip) => createHmac('sha256', ipKeySecret).update(ip).digest('hex').slice(0, 32),
+  });
+
   // 200 either way: a process whose Redis is down still serves (with its own counters); a load balancer keeps it.
   app.get('/healthz', async () => {
     await db.execute('select 1');
     return counters.redisState() === 'down' ? { status: 'degraded', redis: 'down' } : { status: 'ok' };
   });
 
+  // Once for the whole app (each registration would add an `upgrade` handler of its own): the widget's live stream.
+  await app.register(websocket, { options: { maxPayload: 16 * 1024 } });
   await app.register(docs);
   await app.register(filesPlugin, { storage: fileStorage });
   await app.register(adminApi, { prefix: '/admin/v1', adminToken: config.adminToken, accounts });
@@ -305,6 +332,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimitMax: config.rateLimitMax,
     counters,
     invalidKeys,
+  });
+  const widgetConnections = new Set<WebSocket>();
+  app.decorate('widgetConnections', widgetConnections);
+  await app.register(widgetPlugin, {
+    widget,
+    store: widgetStore,
+    liveFeed,
+    connections: widgetConnections,
+    publicUrl: config.publicUrl,
+    readUploads: createUploadReader(fileStorage),
   });
 
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.

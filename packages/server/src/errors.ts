@@ -120,4 +120,22 @@ export const Errors = {
     new DomainError(400, `The messenger refused: ${description}`, 'default', 'messengerRefused', { description }),
   messengerUnavailable: (description: string) =>
     new DomainError(502, `The messenger could not be reached: ${description}`, 'default', 'messengerUnavailable', { description }),
+  widgetIdentitySecretMissing: plain(
+    400,
+    'widgetIdentitySecretMissing',
+    'widget.identitySecret is needed when widget.requireVerifiedIdentity is true',
+  ),
+  // Chat widget, visitor API (shown to visitors in the frame).
+  widgetNotFound: plain(404, 'widgetNotFound', 'Chat widget not found'),
+  widgetOriginNotAllowed: plain(403, 'widgetOriginNotAllowed', 'This website is not allowed to show this chat'),
+  widgetIdentityRequired: plain(403, 'widgetIdentityRequired', 'This chat is only for signed-in customers: a verified identity is required'),
+  widgetIdentityInvalid: plain(403, 'widgetIdentityInvalid', 'Identity verification failed: identifierHash does not match identifier'),
+  visitorTokenInvalid: plain(401, 'visitorTokenInvalid', 'Your chat session is no longer valid; reload the page to start again'),
+  widgetTooManyMessages: (limit: number) =>
+    new DomainError(429, `Too many messages: at most ${limit} a minute; wait a moment and try again`, 'default', 'widgetTooManyMessages', { limit }),
+  widgetTooManyVisitors: plain(429, 'widgetTooManyVisitors', 'Too many new conversations from your network; try again in a minute'),
+  widgetMessageTooLong: (limit: number) =>
+    new DomainError(400, `Message too long: at most ${limit} characters`, 'default', 'widgetMessageTooLong', { limit }),
+  widgetMessageEmpty: plain(400, 'widgetMessageEmpty', 'Type a message or attach a file'),
+  widgetConversationNotFound: plain(404, 'widgetConversationNotFound', 'Conversation not found'),
 } as const;

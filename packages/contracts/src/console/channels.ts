@@ -89,6 +89,55 @@ export const ChannelCredentials = {
   viber: object({ authToken: Type.String({ minLength: 1, maxLength: 200 }) }),
 } as const;
 
+// --- Chat widget (DESIGN.md, Chat widget) ------------------------------------------------------------------
+
+/** Settings of a new widget channel, for every field the connect body leaves out. */
+export const WIDGET_DEFAULTS = {
+  allowedOrigins: [] as string[],
+  title: 'Chat with us',
+  color: '#2563eb',
+  position: 'right' as 'right' | 'left',
+  launcherText: 'Chat',
+  greeting: '',
+  requireVerifiedIdentity: false,
+  messagesPerMinute: 10,
+  newVisitorsPerIpPerMinute: 20,
+  maxMessageLength: 2000,
+};
+
+const widgetFields = {
+  allowedOrigins: Type.Array(
+    Type.String({ pattern: '^https?://[^/?#\\s@]+$', maxLength: 300, description: 'scheme://host[:port], no path, e.g. https://shop.example' }),
+    { maxItems: 50, description: 'origins whose pages may embed the widget; empty: it shows nowhere' },
+  ),
+  title: Type.String({ minLength: 1, maxLength: 60, description: "the frame's heading" }),
+  color: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'accent colour, #rrggbb' }),
+  position: stringEnum(['right', 'left'] as const, { description: 'bottom corner of the launcher' }),
+  launcherText: Type.String({ minLength: 1, maxLength: 40, description: "the launcher button's visible text" }),
+  greeting: Type.String({ maxLength: 1000, description: 'shown in the frame before the first message' }),
+  requireVerifiedIdentity: Type.Boolean({ description: 'only visitors identified with a valid identifierHash may chat' }),
+  messagesPerMinute: Type.Integer({ minimum: 1, maximum: 120, description: 'messages per visitor per minute' }),
+  newVisitorsPerIpPerMinute: Type.Integer({ minimum: 1, maximum: 1000, description: 'new visitors per IP address per minute' }),
+  maxMessageLength: Type.Integer({ minimum: 1, maximum: 10_000, description: 'characters per visitor message' }),
+};
+
+/** Widget settings in a connect or change body (changed fields only); `identitySecret` is write-only. */
+export const WidgetSettingsInput = object({
+  ...optional(widgetFields),
+  identitySecret: Type.Optional(
+    nullable(Type.String({ minLength: 16, maxLength: 200, description: 'write-only; HMAC-SHA256 key of identifierHash' })),
+  ),
+});
+export type WidgetSettingsInput = Static<typeof WidgetSettingsInput>;
+
+/** Widget settings, console view: the secret is never shown; `snippet` is the tag to paste into a page. */
+export const WidgetSettingsView = object({
+  ...widgetFields,
+  identitySecretSet: Type.Boolean(),
+  snippet: Type.String({ description: '<script src="{PUBLIC_URL}/widget.js" data-channel="{channelId}" async></script>' }),
+});
+export type WidgetSettingsView = Static<typeof WidgetSettingsView>;
+
 export const CHANNEL_NAME_MAX = 100;
 export const AUTO_REPLY_MAX = 2000;
 
@@ -116,18 +165,28 @@ const { name, ...rest } = editable;
 
 // The static type covers every kind (credentials, when the kind has them, are string fields); the schema
 // of each kind is exact: messenger kinds require their own credentials, the others accept none.
-type WithCredentials<T extends TProperties> = TObject<T & { credentials: TOptional<TUnsafe<Record<string, string>>> }>;
+type WithCredentials<T extends TProperties> = TObject<
+  T & { credentials: TOptional<TUnsafe<Record<string, string>>>; widget: TOptional<typeof WidgetSettingsInput> }
+>;
 const connectProps = { name, ...optional(rest) };
 const updateProps = optional(editable);
 
 function connectBody(kind: ChannelKind): WithCredentials<typeof connectProps> {
   const credentials = ChannelCredentials[kind];
-  const schema = object({ ...connectProps, ...(credentials ? { credentials } : {}) });
+  const schema = object({
+    ...connectProps,
+    ...(credentials ? { credentials } : {}),
+    ...(kind === 'widget' ? { widget: Type.Optional(WidgetSettingsInput) } : {}),
+  });
   return schema as unknown as WithCredentials<typeof connectProps>;
 }
 function updateBody(kind: ChannelKind): WithCredentials<typeof updateProps> {
   const credentials = ChannelCredentials[kind];
-  const schema = object({ ...updateProps, ...(credentials ? { credentials: Type.Optional(credentials) } : {}) });
+  const schema = object({
+    ...updateProps,
+    ...(credentials ? { credentials: Type.Optional(credentials) } : {}),
+    ...(kind === 'widget' ? { widget: Type.Optional(WidgetSettingsInput) } : {}),
+  });
   return schema as unknown as WithCredentials<typeof updateProps>;
 }
 
@@ -157,6 +216,7 @@ export const Channel = object({
       at: Timestamp,
     }),
   ),
+  widget: Type.Optional(WidgetSettingsView),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -9,10 +9,13 @@ import {
   type ChannelKind,
   type ConnectChannelBody,
   type UpdateChannelBody,
+  type WidgetSettingsInput,
+  type WidgetSettingsView,
   type WorkingHours,
+  WIDGET_DEFAULTS,
 } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
-import type { StoredAgentEngine } from '../db/schema.ts';
+import type { StoredAgentEngine, StoredWidgetSettings } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
@@ -22,6 +25,7 @@ import { sampleNewMessagesEvent } from '../webhooks/payloads.ts';
 import type { UrlGuard } from '../webhooks/url-guard.ts';
 import type { ChannelChanges, ChannelRow, ChannelsStore } from './channels-store.ts';
 import { MessengerError, type Credentials } from './connectors/connector.ts';
+import { normalizeOrigin } from './widget/origins.ts';
 
 /** Time limit of one request to an openai-compatible model server. */
 export const DEFAULT_ENGINE_TIMEOUT_SECONDS = 30;
@@ -64,6 +68,24 @@ export function inboundUrl(publicUrl: string, kind: string, channelId: string): 
 
 const META_KINDS: readonly string[] = ['whatsapp', 'facebook', 'instagram'];
 
+/** The tag a site owner pastes into a page (DESIGN.md, Chat widget). */
+export function widgetSnippet(publicUrl: string, channelId: string): string {
+  return `<script src="${publicUrl.replace(/\/+$/, '')}/widget.js" data-channel="${channelId}" async></script>`;
+}
+
+/** A widget channel's settings with the defaults for whatever was never set. */
+export function widgetSettingsOf(row: Pick<ChannelRow, 'widget'>): StoredWidgetSettings {
+  return { ...WIDGET_DEFAULTS, ...row.widget };
+}
+
+function widgetView(row: ChannelRow, publicUrl: string): WidgetSettingsView {
+  return {
+    ...widgetSettingsOf(row),
+    identitySecretSet: row.widgetIdentitySecret !== null,
+    snippet: widgetSnippet(publicUrl, row.id),
+  };
+}
+
 export function toChannelView(row: ChannelRow, publicUrl: string): Channel {
   const engine = row.agentEngine;
   const messenger = isMessengerKind(row.kind);
@@ -98,6 +120,7 @@ export function toChannelView(row: ChannelRow, publicUrl: string): Channel {
       row.connectorError !== null && row.connectorErrorAt !== null
         ? { message: row.connectorError, at: row.connectorErrorAt.toISOString() }
         : null,
+    ...(row.kind === 'widget' ? { widget: widgetView(row, publicUrl) } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -172,6 +195,16 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
     return { agentEngine, agentApiKey: input.apiKey ?? keepKey };
   }
 
+  /** Changed widget fields over the stored ones; the identity secret is kept unless a new one (or null) is given. */
+  function widgetChanges(input: WidgetSettingsInput, previous: ChannelRow | undefined): ChannelChanges {
+    const { identitySecret, ...fields } = input;
+    const widget = { ...widgetSettingsOf(previous ?? { widget: null }), ...fields };
+    widget.allowedOrigins = [...new Set(widget.allowedOrigins.map((origin) => normalizeOrigin(origin) ?? origin.toLowerCase()))];
+    const secret = identitySecret === undefined ? (previous?.widgetIdentitySecret ?? null) : identitySecret;
+    if (widget.requireVerifiedIdentity && secret === null) throw Errors.widgetIdentitySecretMissing();
+    return { widget, widgetIdentitySecret: secret };
+  }
+
   function changesOf(body: UpdateChannelBody, previous: ChannelRow | undefined): ChannelChanges {
     const changes: ChannelChanges = {};
     if (body.name !== undefined) changes.name = body.name;
@@ -184,6 +217,7 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
     if (body.workingHours !== undefined) changes.workingHours = body.workingHours;
     if (body.autoReply !== undefined) changes.autoReply = body.autoReply;
     if (body.credentials !== undefined) changes.credentials = body.credentials;
+    if (body.widget !== undefined) Object.assign(changes, widgetChanges(body.widget, previous));
     return changes;
   }
 
@@ -197,6 +231,7 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
         kind,
         settings: DEFAULT_SETTINGS,
         agentEngine: { kind: 'knowledge-base' },
+        ...(kind === 'widget' ? widgetChanges({}, undefined) : {}),
         ...changesOf(body, undefined),
         name: body.name,
         createdAt: now,

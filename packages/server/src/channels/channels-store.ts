@@ -1,6 +1,7 @@
 // SQL of channels. Every query is scoped by account: another account's channel does not exist here.
-// Secrets (webhook signing secret, model API key, every messenger credential) are sealed here on the way in and
-// opened on the way out (lib/secret-box.ts): the rest of the code sees plain values, the database never does.
+// Secrets (webhook signing secret, model API key, every messenger credential, the widget identity secret) are
+// sealed here on the way in and opened on the way out (lib/secret-box.ts): the rest of the code sees plain
+// values, the database never does.
 import { and, asc, eq, isNotNull, notLike, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { channels, knowledgeBases } from '../db/schema.ts';
@@ -10,12 +11,13 @@ export type ChannelRow = typeof channels.$inferSelect;
 export type NewChannelRow = typeof channels.$inferInsert;
 export type ChannelChanges = Partial<Omit<NewChannelRow, 'id' | 'accountId' | 'kind' | 'createdAt'>>;
 
-type SecretFields = Pick<ChannelRow, 'webhookSecret' | 'agentApiKey' | 'credentials'>;
+type SecretFields = Pick<ChannelRow, 'webhookSecret' | 'agentApiKey' | 'credentials' | 'widgetIdentitySecret'>;
 
 function mapSecrets<T extends Partial<SecretFields>>(row: T, map: (value: string) => string): T {
   const out = { ...row };
   if (typeof out.webhookSecret === 'string') out.webhookSecret = map(out.webhookSecret);
   if (typeof out.agentApiKey === 'string') out.agentApiKey = map(out.agentApiKey);
+  if (typeof out.widgetIdentitySecret === 'string') out.widgetIdentitySecret = map(out.widgetIdentitySecret);
   if (out.credentials) out.credentials = Object.fromEntries(Object.entries(out.credentials).map(([k, v]) => [k, map(v)]));
   return out;
 }
@@ -73,12 +75,19 @@ export function createChannelsStore(db: Executor, box: SecretBox) {
     /** Seals secrets stored in clear before encryption existed; run at start. Returns the channels changed. */
     async sealStoredSecrets(): Promise<number> {
       const clear = await db
-        .select({ id: channels.id, webhookSecret: channels.webhookSecret, agentApiKey: channels.agentApiKey, credentials: channels.credentials })
+        .select({
+          id: channels.id,
+          webhookSecret: channels.webhookSecret,
+          agentApiKey: channels.agentApiKey,
+          credentials: channels.credentials,
+          widgetIdentitySecret: channels.widgetIdentitySecret,
+        })
         .from(channels)
         .where(
           or(
             and(isNotNull(channels.webhookSecret), notLike(channels.webhookSecret, 'enc:v1:%')),
             and(isNotNull(channels.agentApiKey), notLike(channels.agentApiKey, 'enc:v1:%')),
+            and(isNotNull(channels.widgetIdentitySecret), notLike(channels.widgetIdentitySecret, 'enc:v1:%')),
             sql`EXISTS (SELECT 1 FROM jsonb_each_text(${channels.credentials}) AS c WHERE c.value NOT LIKE 'enc:v1:%')`,
           ),
         );
@@ -86,7 +95,12 @@ export function createChannelsStore(db: Executor, box: SecretBox) {
         const sealed = mapSecrets(row, (value) => (box.isSealed(value) ? value : box.seal(value)));
         await db
           .update(channels)
-          .set({ webhookSecret: sealed.webhookSecret, agentApiKey: sealed.agentApiKey, credentials: sealed.credentials })
+          .set({
+            webhookSecret: sealed.webhookSecret,
+            agentApiKey: sealed.agentApiKey,
+            credentials: sealed.credentials,
+            widgetIdentitySecret: sealed.widgetIdentitySecret,
+          })
           .where(eq(channels.id, row.id));
       }
       return clear.length;

@@ -82,6 +82,22 @@ export interface StoredWorkingHours {
   intervals: { day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'; from: string; to: string }[];
 }
 
+/** A widget channel's settings as stored (console contract `WidgetSettings`, secret apart). */
+export interface StoredWidgetSettings {
+  /** Origins (`https://shop.example`) whose pages may embed the widget; none: it shows nowhere. */
+  allowedOrigins: string[];
+  title: string;
+  color: string;
+  position: 'right' | 'left';
+  launcherText: string;
+  /** Shown in the frame before the first message (not stored as a message). */
+  greeting: string;
+  requireVerifiedIdentity: boolean;
+  messagesPerMinute: number;
+  newVisitorsPerIpPerMinute: number;
+  maxMessageLength: number;
+}
+
 export const knowledgeBases = pgTable(
   'knowledge_bases',
   {
@@ -154,6 +170,10 @@ export const channels = pgTable(
     /** The messenger connector's last error (a refused send, a failed download), shown in the console. */
     connectorError: text('connector_error'),
     connectorErrorAt: timestamp('connector_error_at', { withTimezone: true, precision: 3 }),
+    /** Chat widget settings (kind `widget` only): allowed origins, look, identity rule, abuse limits. */
+    widget: jsonb('widget').$type<StoredWidgetSettings>(),
+    /** HMAC key of `identifierHash` (kind `widget`; write-only in the console; sealed at rest). */
+    widgetIdentitySecret: text('widget_identity_secret'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -543,3 +563,54 @@ export const messengerSends = pgTable(
     check('messenger_sends_status_check', sql`${t.status} in ('pending', 'sent', 'failed')`),
   ],
 );
+
+/**
+ * Visitors of a widget channel. The visitor's id is the chat's `chatId` (`externalChatId`); a verified
+ * `identifier` links the same customer across devices. `ip_key` (a hash, never the address) counts new visitors
+ * per address for the abuse limit.
+ */
+export const widgetVisitors = pgTable(
+  'widget_visitors',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    /** Set only from a verified identity. */
+    identifier: text('identifier'),
+    name: text('name'),
+    email: text('email'),
+    ipKey: text('ip_key').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('widget_visitors_channel_identifier_key').on(t.channelId, t.identifier).where(sql`${t.identifier} is not null`),
+    index('widget_visitors_channel_ip_created_idx').on(t.channelId, t.ipKey, t.createdAt),
+  ],
+);
+
+/**
+ * A visitor's conversations (the frame's "New conversation"): each is a chat whose `externalChatId` is the
+ * conversation id. The first one's id is the visitor id, so a visitor's first chat has `chatId` = visitor id.
+ */
+export const widgetConversations = pgTable(
+  'widget_conversations',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    visitorId: uuid('visitor_id')
+      .notNull()
+      .references(() => widgetVisitors.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('widget_conversations_visitor_created_idx').on(t.visitorId, t.createdAt, t.id)],
+);
+

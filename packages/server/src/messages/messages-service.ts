@@ -1,12 +1,13 @@
-// Messages: send-message-universal of the public API (spec, Endpoints → Messages, rules 1–5) and the team's
-// replies from the Inbox. A customer message and a message delivered to the customer write new_messages
-// in the same transaction; a team reply recorded through the API (`role: assistant`) writes none.
+// Messages: send-message-universal of the public API (spec, Endpoints → Messages, rules 1–5), customer messages
+// of channel connectors (messengers, the chat widget) through the same ingest path, and the team's replies from
+// the Inbox. A customer message and a message delivered to the customer write new_messages in the same
+// transaction; a team reply recorded through the API (`role: assistant`) writes none.
 import { DEFAULT_SENDER_NAME, type InboxMessage, type SendMessageBody } from '@parley/contracts';
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
 import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { AgentService } from '../agent/agent-service.ts';
 import type { ChatsServiceDeps } from '../chats/chats-service.ts';
-import type { ChatsStore } from '../chats/chats-store.ts';
+import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
@@ -39,9 +40,25 @@ export interface MessagesServiceDeps {
   eventsCommitted?: EventsCommitted;
 }
 
-/** A message on its way into a chat (the API channel's or a messenger's). */
+/** Which chat a connector's message belongs to (created on the first message). */
+export interface IncomingChat {
+  externalChatId: string;
+  uniqueId: string;
+  dialogName: string;
+  email?: string | null;
+  photoUrl?: string | null;
+  isGroup?: boolean;
+}
+
+/** A stored customer message and its chat. */
+export interface Ingested {
+  chat: ChatRow;
+  message: MessageRow;
+}
+
+/** A message on its way into a chat (the API channel's, a messenger's or the widget's). */
 interface IncomingMessage {
-  chat: { externalChatId: string; uniqueId: string; dialogName: string; photoUrl?: string | null; isGroup?: boolean };
+  chat: IncomingChat;
   role: 'user' | 'assistant';
   senderName: string | null;
   text: string;
@@ -101,10 +118,11 @@ export function createMessagesService({
   }
 
   /**
-   * Stores a message of the API channel or of a messenger in its chat (created when missing), in one transaction
-   * with its new_messages event and the agent's plan (rules 1–3 of send-message-universal).
+   * The one ingest path of a message into a chat (spec, send-message-universal rules 1–3): the chat is found or
+   * created, a banned chat ignores it, a repeated external id is ignored; a customer message writes new_messages
+   * and lets the agent plan its answer in the same transaction. Undefined when ignored or sent nowhere.
    */
-  async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<void> {
+  async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
     const accountId = channel.accountId;
     const recorded = await db.transaction(async (tx) => {
       const store = messagesStore(tx);
@@ -117,13 +135,14 @@ export function createMessagesService({
         externalChatId: incoming.chat.externalChatId,
         uniqueId: incoming.chat.uniqueId,
         dialogName: incoming.chat.dialogName,
+        ...(incoming.chat.email ? { email: incoming.chat.email } : {}),
         ...(incoming.chat.photoUrl ? { photoUrl: incoming.chat.photoUrl } : {}),
         ...(incoming.chat.isGroup ? { isGroup: true } : {}),
         createdAt: now,
         updatedAt: now,
         lastMessageAt: now,
       });
-      if (chat.banned) return 'ignored';
+      if (chat.banned) return undefined;
       const fromCustomer = incoming.role === 'user';
       const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
       const message = await store.insert({
@@ -139,22 +158,23 @@ export function createMessagesService({
         awaitingAgent: plan === 'answer',
         createdAt: now,
       });
-      if (!message) return 'ignored'; // a repeated messageId: no event, no reply
+      if (!message) return undefined; // a repeated messageId: no event, no reply
       const touched = await store.touchChat(chat.id, {
         text: incoming.text,
         at: now,
         unread: fromCustomer,
         ...(incoming.rename !== undefined ? { dialogName: incoming.rename } : {}),
       });
-      if (!fromCustomer) return 'ignored'; // rule 2: saved as context, sent nowhere
+      if (!fromCustomer) return undefined; // rule 2: saved as context, sent nowhere
       await recordNewMessage(tx, channelsStore, touched, message, now);
       await agent.afterCustomerMessage(tx, plan, channel, touched, now);
-      return plan;
+      return { plan, chat: touched, message };
     });
-    if (recorded === 'ignored') return;
+    if (!recorded) return undefined;
     eventsCommitted();
-    if (recorded === 'answer') agent.wake();
-    if (recorded === 'autoReply') customerDelivery.wake();
+    if (recorded.plan === 'answer') agent.wake();
+    if (recorded.plan === 'autoReply') customerDelivery.wake();
+    return { chat: recorded.chat, message: recorded.message };
   }
 
   return {
@@ -206,6 +226,29 @@ export function createMessagesService({
         attachments: incoming.attachments,
         externalId: incoming.externalId,
         ...(incoming.dialogName !== null ? { rename: incoming.dialogName } : {}),
+      });
+    },
+
+    /**
+     * A customer's message from the chat widget: the same rules as send-message-universal (accepted files, ban,
+     * the agent's silence rules, new_messages). Files that are not accepted reject the message before anything is
+     * stored. Undefined when the message was ignored.
+     */
+    async receiveCustomerMessage(
+      channel: ChannelRow,
+      chat: IncomingChat,
+      message: { text: string; senderName?: string; externalId?: string },
+      uploads: readonly Upload[] = [],
+    ): Promise<Ingested | undefined> {
+      const attachments = await store(await detectAll(uploads));
+      return record(channel, {
+        chat,
+        role: 'user',
+        senderName: message.senderName ?? DEFAULT_SENDER_NAME,
+        text: message.text,
+        attachments,
+        externalId: message.externalId ?? null,
+        ...(message.senderName !== undefined ? { rename: message.senderName } : {}),
       });
     },
 

@@ -1,6 +1,6 @@
 // The real app on a real port against a real database, for HTTP-level tests.
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -74,6 +74,20 @@ export interface TestAppOptions {
   loginAttemptsPerIp?: number;
   /** Messenger API base URLs (the local fakes of support/fake-*.ts); unset: the real services' defaults. */
   messengerApis?: { telegram: string; meta: string; viber: string };
+  /**
+   * PUBLIC_URL is the app's own real address (default: the fake PUBLIC_URL). Browser tests need links (the widget
+   * snippet) that a browser can follow; the port is chosen before the app is built.
+   */
+  realPublicUrl?: boolean;
+}
+
+/** A port that was free a moment ago (for apps that must know their address before they listen). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -87,6 +101,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       done();
     },
   });
+  const port = options.realPublicUrl ? await freePort() : 0;
   const app = await buildApp({
     config: {
       rateLimitMax: options.rateLimitMax ?? 300,
@@ -95,7 +110,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       jwtSecret: JWT_SECRET,
       secretsKey: SECRETS_KEY,
       webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false,
-      publicUrl: PUBLIC_URL,
+      publicUrl: options.realPublicUrl ? `http://127.0.0.1:${port}` : PUBLIC_URL,
       dataDir,
       ...(options.messengerApis ? { messengerApis: options.messengerApis } : {}),
     },
@@ -108,7 +123,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     listen: database.listen,
     loginAttemptsPerIp: options.loginAttemptsPerIp ?? 100_000,
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
   const request: TestApp['request'] = async (method, path, opts = {}) => {

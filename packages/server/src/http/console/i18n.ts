@@ -40,6 +40,7 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   messengerRefused: (p) => `Мессенджер отказал: ${p.description}`,
   messengerUnavailable: (p) => `Мессенджер недоступен: ${p.description}`,
   agentEngineFailed: (p) => `Движок агента не ответил: ${p.reason}`,
+  widgetIdentitySecretMissing: () => 'widget.identitySecret нужен, когда widget.requireVerifiedIdentity = true',
 };
 
 export function translateError(error: DomainError, lang: ConsoleLanguage): string {

@@ -1,0 +1,328 @@
+// The chat widget in a real browser: a host page on a second local origin with exactly the snippet, the visitor
+// chatting with the knowledge-base agent and the team, live; reload, a dropped connection, the host page's API,
+// an origin that is not allowed, identity verification, a banned visitor.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import type { Page } from 'playwright-core';
+import { queryRows } from '../src/db/client.ts';
+import { launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
+import { eventsOf, eventually } from './support/events.ts';
+import { startReceiver, type Receiver } from './support/receiver.ts';
+import { startTestApp, type TestApp } from './support/harness.ts';
+
+const SECRET = 'widget-identity-secret-0123456789';
+const QUESTION = 'How long does shipping take?';
+const ANSWER = 'Shipping takes 3 to 5 business days.';
+const WAIT = { timeout: 15_000 };
+
+interface HostSite {
+  origin: string;
+  /** Serves `html` at `/` from now on. */
+  page(html: string): void;
+  close(): Promise<void>;
+}
+
+/** A website of a customer of Parley: another local HTTP server, so another origin than the app's. */
+async function startHostSite(): Promise<HostSite> {
+  let html = '<!doctype html><title>Shop</title><p>Shop</p>';
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    page(next) {
+      html = next;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const shopPage = (snippet: string, head = '') =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>${head}</head><body><h1>Shop</h1>${snippet}</body></html>`;
+
+let t: TestApp;
+let receiver: Receiver;
+let browser: TestBrowser;
+let site: HostSite;
+let elsewhere: HostSite;
+
+before(async () => {
+  t = await startTestApp({ webhookAllowPrivateNetworks: true, realPublicUrl: true });
+  receiver = await startReceiver();
+  site = await startHostSite();
+  elsewhere = await startHostSite();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+  await elsewhere?.close();
+  await receiver?.close();
+  await t?.close();
+});
+
+async function setUpChannel(widget: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  const user = await t.createConsoleUser();
+  const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ' } });
+  await t.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: { question: QUESTION, answer: ANSWER } });
+  const created = await t.console<{ id: string; widget: { snippet: string } }>(user.token, 'POST', '/channel/widget/connect/', {
+    body: {
+      name: 'Shop chat',
+      webhookUrl: `${receiver.url}/hook`,
+      knowledgeBaseId: base.body.id,
+      widget: { allowedOrigins: [site.origin], title: 'Shop help', ...widget },
+      ...extra,
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  return { user, channelId: created.body.id, snippet: created.body.widget.snippet };
+}
+
+const frameOf = (page: Page) => page.frameLocator('iframe[title="Chat"]');
+const log = (page: Page) => frameOf(page).getByRole('log');
+
+async function openChat(page: Page) {
+  await page.getByRole('button', { name: 'Open chat' }).click(WAIT);
+  await frameOf(page).getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
+}
+
+async function say(page: Page, text: string) {
+  await frameOf(page).getByRole('textbox', { name: 'Message' }).fill(text);
+  await frameOf(page).getByRole('button', { name: 'Send' }).click();
+}
+
+async function widgetChats(key: string) {
+  const res = await t.api<{ chats: { id: string; chatId: string; channelName: string; uniqueId: string }[] }>(key, '/chats/chat', {
+    channelName: 'widget',
+  });
+  assert.equal(res.status, 200, res.text);
+  return res.body.chats;
+}
+
+describe('chat widget in a browser', () => {
+  test('the snippet on a site: the agent answers, the team replies live, the history survives a reload and a dropped connection', async (tc) => {
+    const { user, channelId, snippet } = await setUpChannel();
+    assert.equal(snippet, `<script src="${t.url}/widget.js" data-channel="${channelId}" async></script>`);
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      await log(page).getByText(QUESTION).waitFor(WAIT);
+
+      // A chat of the spec: in the public list, and both messages at the channel's webhook.
+      const [chat, ...others] = await widgetChats(user.key);
+      assert.equal(others.length, 0);
+      assert.ok(chat);
+      assert.equal(chat.channelName, 'widget');
+      assert.equal(chat.uniqueId, `${chat.chatId}_${channelId}`);
+      const roles = await eventually(async () => {
+        const found = receiver.requests
+          .map((r) => JSON.parse(r.body) as { event: string; chat: { uniqueId: string }; messages: { role: string; text: string }[] })
+          .filter((p) => p.event === 'new_messages' && p.chat.uniqueId === chat.uniqueId)
+          .flatMap((p) => p.messages.map((m) => `${m.role}: ${m.text}`));
+        return found.length >= 2 && found;
+      }, 15_000);
+      assert.deepEqual(roles, [`user: ${QUESTION}`, `assistant: ${ANSWER}`]);
+
+      // The team replies from the Inbox: it reaches the open frame without a reload.
+      const team = await t.console(user.token, 'POST', `/chat/messages/${chat.id}/`, { body: { text: 'Your parcel left today.' } });
+      assert.equal(team.status, 201, team.text);
+      await log(page).getByText('Your parcel left today.').waitFor(WAIT);
+
+      // Reload: the same conversation comes back, in the same chat.
+      await page.reload();
+      await openChat(page);
+      for (const text of [QUESTION, ANSWER, 'Your parcel left today.']) await log(page).getByText(text).waitFor(WAIT);
+      assert.deepEqual((await widgetChats(user.key)).map((c) => c.id), [chat.id]);
+
+      // The server drops the connection; a reply sent meanwhile is not lost.
+      await eventually(async () => t.app.widgetConnections.size === 1, 15_000);
+      await page.context().setOffline(true);
+      for (const socket of t.app.widgetConnections) socket.terminate();
+      await frameOf(page).getByRole('status').getByText('Reconnecting…').waitFor(WAIT);
+      const away = await t.console(user.token, 'POST', `/chat/messages/${chat.id}/`, { body: { text: 'Sent while you were away.' } });
+      assert.equal(away.status, 201);
+      assert.equal(t.app.widgetConnections.size, 0, 'the reply was sent while the frame was disconnected');
+      await page.context().setOffline(false);
+      await log(page).getByText('Sent while you were away.').waitFor(WAIT);
+      assert.equal(await log(page).getByText('Sent while you were away.').count(), 1);
+    });
+  });
+
+  test("the host page's API: open, close, send, events, reset; a reply while closed shows a badge", async (tc) => {
+    const { user, snippet, channelId } = await setUpChannel();
+    const stub = '<script>window.parley = window.parley || function () { (window.parley.q = window.parley.q || []).push(arguments) };' +
+      "window.seen = []; parley('on', 'message', function (m) { window.seen.push(m.from + ': ' + m.text) });" +
+      "parley('on', 'open', function () { window.seen.push('open') }); parley('on', 'close', function () { window.seen.push('close') });</script>";
+    site.page(shopPage(snippet, stub));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await page.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
+      await page.evaluate(() => (globalThis as unknown as { parley(...args: unknown[]): void }).parley('open'));
+      await frameOf(page).getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
+      await page.evaluate((text) => (globalThis as unknown as { parley(...args: unknown[]): void }).parley('send', text), QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      await frameOf(page).getByRole('button', { name: 'Close chat' }).click();
+      await page.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
+      const seen = await page.evaluate(() => (globalThis as unknown as { seen: string[] }).seen);
+      assert.deepEqual(seen, ['open', `visitor: ${QUESTION}`, `agent: ${ANSWER}`, 'close']);
+
+      // A team reply while the chat is closed: a badge on the launcher, gone once it is opened.
+      const [chat] = await widgetChats(user.key);
+      await t.console(user.token, 'POST', `/chat/messages/${chat?.id}/`, { body: { text: 'Still there?' } });
+      const badge = page.locator('[data-parley-widget] .badge');
+      await badge.getByText('1').waitFor(WAIT);
+      await page.getByRole('button', { name: 'Open chat' }).click();
+      await log(page).getByText('Still there?').waitFor(WAIT);
+      assert.equal(await badge.isVisible(), false);
+
+      // The customer logs out of the site: the next person at this browser starts a conversation of their own.
+      await page.evaluate(() => (globalThis as unknown as { parley(...args: unknown[]): void }).parley('reset'));
+      await eventually(async () => (await log(page).getByText(QUESTION).count()) === 0, 15_000);
+      const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
+      assert.equal(row?.n, 2);
+      await say(page, 'I am someone else');
+      await log(page).getByText('I am someone else').waitFor(WAIT);
+      assert.equal((await widgetChats(user.key)).length, 2);
+    });
+  });
+
+  test('several conversations: "New conversation" starts a chat of its own; the earlier one stays reachable', async (tc) => {
+    const { user, snippet } = await setUpChannel();
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      await frameOf(page).getByRole('button', { name: 'New conversation' }).click();
+      await frameOf(page).getByRole('combobox', { name: 'Conversation' }).waitFor(WAIT);
+      assert.equal(await log(page).getByText(QUESTION).count(), 0);
+      await say(page, 'A second topic');
+      await log(page).getByText('A second topic').waitFor(WAIT);
+      await eventually(async () => (await widgetChats(user.key)).length === 2, 15_000);
+      // Back to the first conversation, then a reload opens the newest.
+      const first = await frameOf(page).getByRole('option').first().getAttribute('value');
+      await frameOf(page).getByRole('combobox', { name: 'Conversation' }).selectOption(first ?? '');
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      assert.equal(await log(page).getByText('A second topic').count(), 0);
+      await page.reload();
+      await openChat(page);
+      await log(page).getByText('A second topic').waitFor(WAIT);
+    });
+  });
+
+  test('a page on an origin that is not allowed gets no widget', async (tc) => {
+    const { snippet, channelId } = await setUpChannel();
+    elsewhere.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    const refusals: string[] = [];
+    page.on('console', (message) => {
+      if (/frame-ancestors/.test(message.text())) refusals.push(message.text());
+    });
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(elsewhere.origin);
+      await eventually(async () => refusals.length > 0, 15_000);
+      assert.equal(await page.getByRole('button', { name: 'Open chat' }).isVisible(), false);
+      assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).count(), 0);
+      const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
+      assert.equal(row?.n, 0);
+    });
+  });
+
+  test('required identity: a wrong identifierHash is refused in the frame with nothing stored; the right one chats', async (tc) => {
+    const { snippet, channelId } = await setUpChannel({ identitySecret: SECRET, requireVerifiedIdentity: true });
+    const identify = (hash: string) =>
+      '<script>window.parley = window.parley || function () { (window.parley.q = window.parley.q || []).push(arguments) };' +
+      `parley('identify', { identifier: 'cust-42', name: 'Dana', email: 'dana@example.com', identifierHash: '${hash}' });</script>`;
+    const right = createHmac('sha256', SECRET).update('cust-42').digest('hex');
+    const wrong = createHmac('sha256', SECRET).update('cust-43').digest('hex');
+    site.page(shopPage(snippet, identify(wrong)));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await page.getByRole('button', { name: 'Open chat' }).click(WAIT);
+      await frameOf(page).getByRole('alert').getByText('Identity verification failed').waitFor(WAIT);
+      assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).count(), 0);
+      const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
+      assert.equal(row?.n, 0);
+      assert.equal((await eventsOf(t.database.db, channelId)).length, 0);
+
+      site.page(shopPage(snippet, identify(right)));
+      await page.reload();
+      await openChat(page);
+      await say(page, QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+    });
+  });
+
+  test('abuse limits are explained in the frame', async (tc) => {
+    const { snippet } = await setUpChannel({ messagesPerMinute: 1, maxMessageLength: 20 }, { disableAgentResponses: true });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, 'This message is far too long for this chat');
+      await frameOf(page).getByRole('alert').getByText('Message too long: at most 20 characters').waitFor(WAIT);
+      await say(page, 'hello');
+      await log(page).getByText('hello').waitFor(WAIT);
+      await say(page, 'hello again');
+      await frameOf(page).getByRole('alert').getByText('Too many messages: at most 1 a minute; wait a moment and try again').waitFor(WAIT);
+      // The text stays in the box for a later try.
+      assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).inputValue(), 'hello again');
+    });
+  });
+
+  test('files: an accepted one is sent and linked, a refused type is explained', async (tc) => {
+    const { snippet } = await setUpChannel({}, { disableAgentResponses: true });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      const attach = frameOf(page).getByLabel('Attach files');
+      await attach.setInputFiles({ name: 'setup.exe', mimeType: 'image/png', buffer: Buffer.from('MZ\x90\x00\x03\x00\x00\x00', 'latin1') });
+      await say(page, 'my file');
+      await frameOf(page).getByRole('alert').getByText('File type not accepted: setup.exe').waitFor(WAIT);
+      await attach.setInputFiles({ name: 'order.txt', mimeType: 'text/plain', buffer: Buffer.from('order 1234') });
+      await say(page, 'my order');
+      await log(page).getByRole('link', { name: /order\.txt/ }).waitFor(WAIT);
+    });
+  });
+
+  test("a banned visitor's message makes no event", async (tc) => {
+    const { user, channelId, snippet } = await setUpChannel({}, { disableAgentResponses: true });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, 'first message');
+      await eventually(async () => (await eventsOf(t.database.db, channelId)).length === 1, 15_000);
+      const [chat] = await widgetChats(user.key);
+      const ban = await t.api(user.key, '/chats/chat/ban', { uniqueId: chat?.uniqueId ?? '' });
+      assert.equal(ban.status, 200, ban.text);
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/widget/v1/messages' && r.request().method() === 'POST', WAIT);
+      await say(page, 'message after the ban');
+      assert.equal((await answered).status(), 201);
+      await log(page).getByText('message after the ban').waitFor(WAIT);
+      assert.equal((await eventsOf(t.database.db, channelId)).length, 1);
+    });
+  });
+});

@@ -1,0 +1,359 @@
+// The chat frame, served from Parley's origin inside the host page: the visitor's conversation, live.
+import type { WidgetConversation, WidgetMessage, WidgetSession } from '@parley/contracts';
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { isProtocolMessage, type FrameToHost, type HostToFrame, type Identity } from '../protocol.ts';
+import { ApiError, conversations as listConversations, history, newConversation, send, startSession } from './api.ts';
+import { connectLive } from './live.ts';
+import './frame.css';
+
+const channelId = new URLSearchParams(location.search).get('channel') ?? '';
+const storageKey = `parley:visitor:${channelId}`;
+
+/** The embedding page's origin, as the browser reports it (the server checks it against the channel). */
+function parentOrigin(): string {
+  const ancestors = location.ancestorOrigins;
+  if (ancestors && ancestors.length > 0) return ancestors[0] ?? '';
+  try {
+    return new URL(document.referrer).origin;
+  } catch {
+    return '';
+  }
+}
+const origin = parentOrigin();
+
+function toHost(message: FrameToHost): void {
+  if (window.parent !== window && origin) window.parent.postMessage(message, origin);
+}
+
+function readToken(): string | undefined {
+  try {
+    return localStorage.getItem(storageKey) ?? undefined;
+  } catch {
+    return undefined; // storage blocked: the conversation lasts as long as the page
+  }
+}
+function forgetToken(): void {
+  try {
+    localStorage.removeItem(storageKey);
+  } catch {
+    // see readToken
+  }
+}
+function keepToken(token: string): void {
+  try {
+    localStorage.setItem(storageKey, token);
+  } catch {
+    // see readToken
+  }
+}
+
+/** Messages by id, in time order: history, live frames and send answers may repeat one another. */
+function merge(list: WidgetMessage[], incoming: readonly WidgetMessage[]): WidgetMessage[] {
+  const byId = new Map(list.map((message) => [message.id, message]));
+  for (const message of incoming) byId.set(message.id, message);
+  return [...byId.values()].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+}
+
+function formatSize(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} kB`;
+}
+
+type Status = 'starting' | 'connecting' | 'live' | 'reconnecting';
+
+function App() {
+  const [session, setSession] = useState<WidgetSession | null>(null);
+  const [messages, setMessages] = useState<WidgetMessage[]>([]);
+  const [status, setStatus] = useState<Status>('starting');
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [draft, setDraft] = useState('');
+  const [files, setFiles] = useState<File[]>([]);
+  const [sending, setSending] = useState(false);
+  const [identity, setIdentity] = useState<Identity | null | undefined>(undefined);
+  /** Bumped by `reset`: a new session even when the identity stays null. */
+  const [generation, setGeneration] = useState(0);
+  const [conversations, setConversations] = useState<WidgetConversation[]>([]);
+  const [conversationId, setConversationId] = useState<string | null>(null);
+  const messagesRef = useRef<WidgetMessage[]>([]);
+  const tokenRef = useRef<string>('');
+  const logRef = useRef<HTMLDivElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const sendRef = useRef<(text: string, files: File[]) => Promise<boolean>>(async () => false);
+  const readyRef = useRef(false);
+  const pendingSends = useRef<string[]>([]);
+
+  const add = (incoming: readonly WidgetMessage[], announce: boolean) => {
+    const known = new Set(messagesRef.current.map((message) => message.id));
+    messagesRef.current = merge(messagesRef.current, incoming);
+    setMessages(messagesRef.current);
+    if (announce) for (const message of incoming) if (!known.has(message.id)) toHost({ parley: 1, type: 'message', message });
+  };
+
+  // The host page says hello back with the identity it has (or none), then may identify later.
+  useEffect(() => {
+    const onMessage = (event: MessageEvent) => {
+      if (event.source !== window.parent || event.origin !== origin || !isProtocolMessage(event.data)) return;
+      const message = event.data as HostToFrame;
+      if (message.type === 'init') setIdentity(message.identity);
+      else if (message.type === 'identify') setIdentity(message.identity);
+      else if (message.type === 'open') setTimeout(() => inputRef.current?.focus(), 0);
+      else if (message.type === 'reset') {
+        forgetToken();
+        setIdentity(null);
+        setGeneration((n) => n + 1);
+      }
+      else if (message.type === 'send') {
+        // Sent by the page before the conversation is open: kept until it is.
+        if (readyRef.current) void sendRef.current(message.text, []);
+        else pendingSends.current.push(message.text);
+      }
+    };
+    window.addEventListener('message', onMessage);
+    toHost({ parley: 1, type: 'hello' });
+    return () => window.removeEventListener('message', onMessage);
+  }, []);
+
+  // A session for the current identity (resumed with the kept token), then the visitor's conversations.
+  useEffect(() => {
+    if (identity === undefined) return;
+    let cancelled = false;
+    const begin = async () => {
+      setStatus('starting');
+      let started: WidgetSession;
+      try {
+        started = await startSession({
+          channelId,
+          origin,
+          ...(readToken() ? { token: readToken() as string } : {}),
+          ...(identity ? { identity } : {}),
+        });
+      } catch (failure) {
+        if (cancelled) return;
+        const message = failure instanceof Error ? failure.message : String(failure);
+        if (failure instanceof ApiError && failure.status === 403 && /not allowed to show/.test(message)) {
+          toHost({ parley: 1, type: 'blocked', message });
+          return;
+        }
+        setSession(null);
+        setRefusal(message);
+        toHost({ parley: 1, type: 'refused', message });
+        return;
+      }
+      if (cancelled) return;
+      keepToken(started.token);
+      tokenRef.current = started.token;
+      document.documentElement.style.setProperty('--accent', started.look.color);
+      setRefusal(null);
+      toHost({ parley: 1, type: 'ready', look: started.look });
+      try {
+        const list = (await listConversations(started.token)).conversations;
+        if (cancelled) return;
+        setConversations(list);
+        setConversationId(list.at(-1)?.id ?? null);
+      } catch (failure) {
+        setError(failure instanceof Error ? failure.message : String(failure));
+      }
+      setSession(started);
+    };
+    void begin();
+    return () => {
+      cancelled = true;
+    };
+  }, [identity, generation]);
+
+  // The open conversation: its history, then its live stream (resuming from its last message on reconnects).
+  useEffect(() => {
+    if (!session || !conversationId) return;
+    let stop = () => {};
+    let cancelled = false;
+    messagesRef.current = [];
+    setMessages([]);
+    const begin = async () => {
+      try {
+        const past = await history(tokenRef.current, conversationId);
+        if (cancelled) return;
+        add(past.messages, false);
+      } catch (failure) {
+        setError(failure instanceof Error ? failure.message : String(failure));
+      }
+      if (cancelled) return;
+      readyRef.current = true;
+      for (const text of pendingSends.current.splice(0)) await sendRef.current(text, []);
+      stop = connectLive({
+        token: () => tokenRef.current,
+        conversation: conversationId,
+        lastMessageId: () => messagesRef.current.filter((message) => !message.id.startsWith('local-')).at(-1)?.id,
+        onMessage: (message) => add([message], true),
+        onStatus: setStatus,
+        onRefused: (_status, message) => {
+          setRefusal(message);
+          toHost({ parley: 1, type: 'refused', message });
+        },
+      });
+    };
+    void begin();
+    return () => {
+      cancelled = true;
+      readyRef.current = false;
+      stop();
+    };
+  }, [session, conversationId]);
+
+  const startNewConversation = async () => {
+    if (!session) return;
+    try {
+      const { conversation } = await newConversation(tokenRef.current);
+      setConversations((list) => (list.some((c) => c.id === conversation.id) ? list : [...list, conversation]));
+      setConversationId(conversation.id);
+      setError(null);
+      inputRef.current?.focus();
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  };
+
+  useEffect(() => {
+    const log = logRef.current;
+    if (log) log.scrollTop = log.scrollHeight;
+  }, [messages]);
+
+  sendRef.current = async (text: string, attached: File[]) => {
+    if (!session || !conversationId || sending) return false;
+    if (text.trim() === '' && attached.length === 0) return false;
+    const limits = session.limits;
+    if ([...text].length > limits.maxMessageLength) {
+      setError(`Message too long: at most ${limits.maxMessageLength} characters`);
+      return false;
+    }
+    if (attached.length > limits.maxFiles) {
+      setError(`At most ${limits.maxFiles} files per message`);
+      return false;
+    }
+    const big = attached.find((file) => file.size > limits.maxFileBytes);
+    if (big) {
+      setError(`File too large: ${big.name} (at most ${formatSize(limits.maxFileBytes)})`);
+      return false;
+    }
+    setSending(true);
+    setError(null);
+    try {
+      const result = await send(tokenRef.current, conversationId, text, attached);
+      // null: the server ignored it (a banned visitor); it is shown here as sent, as it would be anywhere else.
+      add([result.message ?? { id: `local-${Date.now()}`, role: 'user', from: 'visitor', text, attachments: [], createdAt: new Date().toISOString() }], true);
+      return true;
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+      return false;
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const submit = async (event?: Event) => {
+    event?.preventDefault();
+    if (await sendRef.current(draft, files)) {
+      setDraft('');
+      setFiles([]);
+      if (fileRef.current) fileRef.current.value = '';
+      inputRef.current?.focus();
+    }
+  };
+
+  const look = session?.look;
+  return (
+    <div class="chat">
+      <header class="chat-header">
+        <h1>{look?.title ?? 'Chat'}</h1>
+        {session && refusal === null ? (
+          <button type="button" class="new" aria-label="New conversation" title="New conversation" onClick={() => void startNewConversation()}>
+            +
+          </button>
+        ) : null}
+        <button type="button" class="close" aria-label="Close chat" onClick={() => toHost({ parley: 1, type: 'close' })}>
+          ×
+        </button>
+      </header>
+      {refusal !== null ? (
+        <p class="refusal" role="alert">
+          {refusal}
+        </p>
+      ) : (
+        <>
+          {conversations.length > 1 ? (
+            <select
+              class="conversations"
+              aria-label="Conversation"
+              value={conversationId ?? ''}
+              onChange={(event) => setConversationId((event.target as HTMLSelectElement).value)}
+            >
+              {conversations.map((conversation, index) => (
+                <option key={conversation.id} value={conversation.id}>
+                  {`#${index + 1} · ${new Date(conversation.lastMessageAt ?? conversation.createdAt).toLocaleString()}${
+                    conversation.lastText ? ` · ${conversation.lastText.slice(0, 40)}` : ''
+                  }`}
+                </option>
+              ))}
+            </select>
+          ) : null}
+          <div class="log" role="log" aria-label="Conversation" aria-live="polite" ref={logRef}>
+            {look?.greeting ? <p class="message from-agent greeting">{look.greeting}</p> : null}
+            {messages.map((message) => (
+              <div key={message.id} class={`message from-${message.from}`} data-message-id={message.id}>
+                {message.text ? <p>{message.text}</p> : null}
+                {message.attachments.map((file) => (
+                  <a key={file.url} href={file.url} target="_blank" rel="noopener noreferrer" class="attachment">
+                    {file.name} ({formatSize(file.fileSize)})
+                  </a>
+                ))}
+              </div>
+            ))}
+          </div>
+          {status === 'reconnecting' ? (
+            <p class="status" role="status">
+              Reconnecting…
+            </p>
+          ) : null}
+          {error !== null ? (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <form class="composer" onSubmit={submit}>
+            <textarea
+              aria-label="Message"
+              placeholder="Type a message…"
+              rows={2}
+              ref={inputRef}
+              value={draft}
+              disabled={!session || !conversationId}
+              onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter' && !event.shiftKey) void submit(event);
+              }}
+            />
+            <div class="actions">
+              <label class="attach">
+                <input
+                  type="file"
+                  multiple
+                  aria-label="Attach files"
+                  ref={fileRef}
+                  onChange={(event) => setFiles(Array.from((event.target as HTMLInputElement).files ?? []))}
+                />
+                {files.length > 0 ? `${files.length} file${files.length > 1 ? 's' : ''}` : 'Attach'}
+              </label>
+              <button type="submit" disabled={!session || sending}>
+                Send
+              </button>
+            </div>
+          </form>
+        </>
+      )}
+    </div>
+  );
+}
+
+const root = document.getElementById('app');
+if (root) render(<App />, root);

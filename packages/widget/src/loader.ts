@@ -1,0 +1,202 @@
+// The loader served at /widget.js: `<script src="…/widget.js" data-channel="…" async></script>` adds a launcher
+// button (`Open chat`) and the chat frame served from Parley's origin, and defines `window.parley(…)`:
+//   parley('open') / parley('close')
+//   parley('identify', { identifier, name, email, identifierHash })
+//   parley('send', text)
+//   parley('reset')                       (the customer logged out: the next visitor starts anew)
+//   parley('on', 'message' | 'open' | 'close', handler) / parley('off', event, handler)
+// Calls made before the script loaded are queued by a stub `window.parley = window.parley || function () {
+// (window.parley.q = window.parley.q || []).push(arguments) }` and run once it is here.
+import { isProtocolMessage, type FrameToHost, type HostToFrame, type Identity } from './protocol.ts';
+
+type EventName = 'message' | 'open' | 'close';
+type Handler = (detail?: unknown) => void;
+interface ParleyFunction {
+  (command: string, ...args: unknown[]): void;
+  q?: ArrayLike<unknown>[];
+  loaded?: boolean;
+}
+declare global {
+  interface Window {
+    parley?: ParleyFunction;
+  }
+}
+
+const FRAME_WIDTH = 370;
+const FRAME_HEIGHT = 560;
+
+function start(): void {
+  const script = document.currentScript as HTMLScriptElement | null;
+  const channel = script?.dataset.channel;
+  if (!script || !channel) {
+    console.warn('Parley chat widget: the script tag needs data-channel="<channel id>"');
+    return;
+  }
+  if (window.parley?.loaded) return; // the snippet pasted twice
+  const base = new URL(script.src, location.href).origin;
+  const queued = Array.from(window.parley?.q ?? []);
+
+  const handlers: Record<EventName, Set<Handler>> = { message: new Set(), open: new Set(), close: new Set() };
+  let identity: Identity | null = null;
+  let helloSeen = false;
+  let isOpen = false;
+  const toFrame: HostToFrame[] = [];
+
+  const host = document.createElement('div');
+  host.setAttribute('data-parley-widget', channel);
+  const shadow = host.attachShadow({ mode: 'open' });
+  const style = document.createElement('style');
+  style.textContent = `
+    :host { all: initial; }
+    button { position: fixed; bottom: 20px; z-index: 2147483000; border: 0; border-radius: 24px; padding: 12px 20px;
+      font: 600 15px/1.2 system-ui, sans-serif; color: #fff; cursor: pointer; box-shadow: 0 4px 16px rgba(0,0,0,.2); }
+    button:focus-visible { outline: 3px solid #000; outline-offset: 2px; }
+    iframe { position: fixed; bottom: 20px; z-index: 2147483001; border: 0; border-radius: 12px;
+      width: ${FRAME_WIDTH}px; height: ${FRAME_HEIGHT}px; max-width: calc(100vw - 24px); max-height: calc(100vh - 40px);
+      box-shadow: 0 8px 32px rgba(0,0,0,.25); background: #fff; }
+    .badge { position: absolute; top: -6px; right: -6px; min-width: 20px; height: 20px; border-radius: 10px; padding: 0 6px;
+      background: #dc2626; color: #fff; font: 700 12px/20px system-ui, sans-serif; text-align: center; }
+    [hidden] { display: none !important; }
+  `;
+  const launcher = document.createElement('button');
+  launcher.type = 'button';
+  launcher.setAttribute('aria-label', 'Open chat');
+  launcher.style.background = '#2563eb';
+  launcher.style.right = '20px';
+  launcher.hidden = true;
+  const launcherText = document.createElement('span');
+  launcherText.textContent = 'Chat';
+  // Replies that came while the chat was closed (the accessible name stays `Open chat`).
+  const badge = document.createElement('span');
+  badge.className = 'badge';
+  badge.hidden = true;
+  let unread = 0;
+  launcher.append(launcherText, badge);
+  const frame = document.createElement('iframe');
+  frame.title = 'Chat';
+  frame.hidden = true;
+  frame.src = `${base}/widget/frame?channel=${encodeURIComponent(channel)}`;
+  frame.setAttribute('allow', 'clipboard-write');
+  frame.style.right = '20px';
+  shadow.append(style, launcher, frame);
+
+  const post = (message: HostToFrame) => {
+    if (helloSeen && frame.contentWindow) frame.contentWindow.postMessage(message, base);
+    else toFrame.push(message);
+  };
+  const emit = (event: EventName, detail?: unknown) => {
+    for (const handler of handlers[event]) {
+      try {
+        handler(detail);
+      } catch (error) {
+        console.error(error);
+      }
+    }
+  };
+  const open = () => {
+    if (isOpen || launcher.hidden) return;
+    isOpen = true;
+    unread = 0;
+    badge.hidden = true;
+    frame.hidden = false;
+    launcher.hidden = true;
+    post({ parley: 1, type: 'open' });
+    emit('open');
+  };
+  const close = () => {
+    if (!isOpen) return;
+    isOpen = false;
+    frame.hidden = true;
+    launcher.hidden = false;
+    launcher.focus();
+    emit('close');
+  };
+  launcher.addEventListener('click', open);
+
+  window.addEventListener('message', (event: MessageEvent) => {
+    if (event.source !== frame.contentWindow || event.origin !== base || !isProtocolMessage(event.data)) return;
+    const message = event.data as FrameToHost;
+    switch (message.type) {
+      case 'hello':
+        helloSeen = true;
+        frame.contentWindow?.postMessage({ parley: 1, type: 'init', identity } satisfies HostToFrame, base);
+        for (const pending of toFrame.splice(0)) frame.contentWindow?.postMessage(pending, base);
+        break;
+      case 'ready': {
+        const side = message.look.position === 'left' ? 'left' : 'right';
+        for (const element of [launcher, frame]) {
+          element.style.left = side === 'left' ? '20px' : '';
+          element.style.right = side === 'right' ? '20px' : '';
+        }
+        launcher.style.background = message.look.color;
+        launcherText.textContent = message.look.launcherText;
+        if (!isOpen) launcher.hidden = false;
+        break;
+      }
+      case 'refused':
+        if (!isOpen) launcher.hidden = false;
+        break;
+      case 'blocked':
+        console.warn(`Parley chat widget: ${message.message}`);
+        host.remove();
+        break;
+      case 'message':
+        if (!isOpen && message.message.from !== 'visitor') {
+          unread += 1;
+          badge.textContent = String(unread);
+          badge.hidden = false;
+        }
+        emit('message', message.message);
+        break;
+      case 'close':
+        close();
+        break;
+    }
+  });
+
+  const api: ParleyFunction = (command: string, ...args: unknown[]) => {
+    switch (command) {
+      case 'open':
+        return open();
+      case 'close':
+        return close();
+      case 'identify': {
+        const given = args[0] as Identity | undefined;
+        if (!given || typeof given.identifier !== 'string') {
+          console.warn("Parley chat widget: parley('identify', { identifier, name, email, identifierHash })");
+          return;
+        }
+        identity = given;
+        // Before the frame said hello, `init` will carry it.
+        if (helloSeen) post({ parley: 1, type: 'identify', identity: given });
+        return;
+      }
+      case 'send':
+        if (typeof args[0] === 'string' && args[0].trim() !== '') post({ parley: 1, type: 'send', text: args[0] });
+        return;
+      case 'reset':
+        identity = null;
+        post({ parley: 1, type: 'reset' });
+        return;
+      case 'on':
+      case 'off': {
+        const [event, handler] = args as [EventName, Handler];
+        if (!(event in handlers) || typeof handler !== 'function') return;
+        if (command === 'on') handlers[event].add(handler);
+        else handlers[event].delete(handler);
+        return;
+      }
+      default:
+        console.warn(`Parley chat widget: unknown command "${command}"`);
+    }
+  };
+  api.loaded = true;
+  window.parley = api;
+  for (const call of queued) api(...(Array.from(call) as [string, ...unknown[]]));
+
+  const attach = () => document.body.append(host);
+  if (document.body) attach();
+  else document.addEventListener('DOMContentLoaded', attach);
+}
+
+start();
