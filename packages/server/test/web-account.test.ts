@@ -276,6 +276,24 @@ describe('knowledge bases', () => {
       await form.getByRole('button', { name: 'Connect', exact: true }).click();
       await page.getByLabel('Widget snippet').waitFor({ timeout: WAIT });
       assert.match((await page.getByLabel('Widget snippet').textContent()) ?? '', /\/widget\.js" data-channel="/);
+
+      // The widget's own settings (issue #14, item 3): origins, look, identity rule with a write-only secret.
+      const widget = page.getByRole('form', { name: 'Chat widget', exact: true });
+      await widget.getByRole('textbox', { name: 'Allowed origins', exact: true }).fill('https://shop.example\nhttp://127.0.0.1:8080/');
+      await widget.getByRole('textbox', { name: 'Widget title', exact: true }).fill('Ask us');
+      await widget.getByRole('combobox', { name: 'Widget position', exact: true }).selectOption('left');
+      await widget.getByRole('checkbox', { name: 'Require verified identity', exact: true }).check();
+      await widget.getByLabel('Identity secret', { exact: true }).fill('a-widget-identity-secret-0123');
+      await widget.getByRole('button', { name: 'Save widget', exact: true }).click();
+      await widget.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: WAIT });
+      const { body } = await t.console<{ channels: Array<{ type: string; widget?: Record<string, unknown> }> }>(user.token, 'GET', '/channels/all/');
+      const saved = body.channels.find((channel) => channel.type === 'widget')?.widget;
+      assert.deepEqual(saved?.allowedOrigins, ['https://shop.example', 'http://127.0.0.1:8080']);
+      assert.equal(saved?.title, 'Ask us');
+      assert.equal(saved?.position, 'left');
+      assert.equal(saved?.requireVerifiedIdentity, true);
+      assert.equal(saved?.identitySecretSet, true);
+      assert.ok(!(await page.content()).includes('a-widget-identity-secret-0123'), 'the secret is not shown back');
     });
   });
 });

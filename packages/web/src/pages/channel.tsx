@@ -1,7 +1,7 @@
 // One channel: agent settings, engine, knowledge base, working hours, webhook, test event, Disable agent
 // responses, delete, and the Try the agent panel.
 import { useEffect, useState } from 'preact/hooks';
-import type { AgentEngineInput, Channel, KnowledgeBase, UpdateChannelBody, Weekday, WorkingHours } from '@parley/contracts';
+import type { AgentEngineInput, Channel, KnowledgeBase, UpdateChannelBody, Weekday, WidgetSettingsInput, WorkingHours } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
@@ -104,11 +104,102 @@ function ApiChannelHelp({ channel }: { channel: Channel }) {
   );
 }
 
-function WidgetHelp({ channel }: { channel: Channel }) {
+/** A widget channel: the snippet to paste, where it may show, its look, identity rule and abuse limits. */
+function WidgetSettingsForm({ channel, path, onSaved }: { channel: Channel; path: string; onSaved: (channel: Channel) => void }) {
+  const view = channel.widget;
+  const [origins, setOrigins] = useState((view?.allowedOrigins ?? []).join('\n'));
+  const [title, setTitle] = useState(view?.title ?? '');
+  const [color, setColor] = useState(view?.color ?? '#2563eb');
+  const [position, setPosition] = useState<'right' | 'left'>(view?.position ?? 'right');
+  const [launcherText, setLauncherText] = useState(view?.launcherText ?? '');
+  const [greeting, setGreeting] = useState(view?.greeting ?? '');
+  const [requireVerified, setRequireVerified] = useState(view?.requireVerifiedIdentity ?? false);
+  const [identitySecret, setIdentitySecret] = useState('');
+  const [messagesPerMinute, setMessagesPerMinute] = useState(view?.messagesPerMinute ?? 10);
+  const [visitorsPerMinute, setVisitorsPerMinute] = useState(view?.newVisitorsPerIpPerMinute ?? 20);
+  const [maxLength, setMaxLength] = useState(view?.maxMessageLength ?? 2000);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  if (!view) return null;
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    setStatus(null);
+    const widget: WidgetSettingsInput = {
+      allowedOrigins: origins.split(/\s+/).map((origin) => origin.trim().replace(/\/+$/, '')).filter(Boolean),
+      title,
+      color,
+      position,
+      launcherText,
+      greeting,
+      requireVerifiedIdentity: requireVerified,
+      messagesPerMinute,
+      newVisitorsPerIpPerMinute: visitorsPerMinute,
+      maxMessageLength: maxLength,
+    };
+    if (identitySecret) widget.identitySecret = identitySecret;
+    try {
+      onSaved(await api<Channel>('PUT', path, { body: { widget } }));
+      setIdentitySecret('');
+      setStatus(t('Saved'));
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
   return (
-    <section class="card">
-      <pre aria-label="Widget snippet">{`<script src="${location.origin}/widget.js" data-channel="${channel.id}" async></script>`}</pre>
-    </section>
+    <form class="card" aria-label="Chat widget" onSubmit={save}>
+      <h2>{t('Chat widget')}</h2>
+      <p class="muted small">{t('Paste this tag into the pages of your site:')}</p>
+      <pre aria-label="Widget snippet">{view.snippet}</pre>
+      <Field label={t('Allowed origins (one per line)')}>
+        <textarea aria-label="Allowed origins" rows={3} value={origins} placeholder="https://shop.example" onInput={(e) => setOrigins(e.currentTarget.value)} />
+      </Field>
+      <div class="row wrap">
+        <Field label={t('Title')}>
+          <input aria-label="Widget title" required maxLength={60} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('Colour')}>
+          <input aria-label="Widget colour" type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('Position')}>
+          <select aria-label="Widget position" value={position} onChange={(e) => setPosition(e.currentTarget.value === 'left' ? 'left' : 'right')}>
+            <option value="right">{t('Bottom right')}</option>
+            <option value="left">{t('Bottom left')}</option>
+          </select>
+        </Field>
+        <Field label={t('Launcher text')}>
+          <input aria-label="Launcher text" required maxLength={40} value={launcherText} onInput={(e) => setLauncherText(e.currentTarget.value)} />
+        </Field>
+      </div>
+      <Field label={t('Widget greeting')}>
+        <textarea aria-label="Widget greeting" rows={2} maxLength={1000} value={greeting} onInput={(e) => setGreeting(e.currentTarget.value)} />
+      </Field>
+      <label class="check">
+        <input type="checkbox" aria-label="Require verified identity" checked={requireVerified} onChange={(e) => setRequireVerified(e.currentTarget.checked)} />
+        {t('Require verified identity')}
+      </label>
+      <Field label={`${t('Identity secret')} (${view.identitySecretSet ? t('set; type to replace') : t('not set')})`}>
+        <input aria-label="Identity secret" type="password" autocomplete="off" minLength={16} value={identitySecret} onInput={(e) => setIdentitySecret(e.currentTarget.value)} />
+      </Field>
+      <div class="row wrap">
+        <Field label={t('Messages per visitor per minute')}>
+          <input aria-label="Messages per minute" type="number" min={1} value={messagesPerMinute} onInput={(e) => setMessagesPerMinute(Number(e.currentTarget.value))} />
+        </Field>
+        <Field label={t('New visitors per address per minute')}>
+          <input aria-label="New visitors per minute" type="number" min={1} value={visitorsPerMinute} onInput={(e) => setVisitorsPerMinute(Number(e.currentTarget.value))} />
+        </Field>
+        <Field label={t('Longest message')}>
+          <input aria-label="Longest message" type="number" min={1} value={maxLength} onInput={(e) => setMaxLength(Number(e.currentTarget.value))} />
+        </Field>
+      </div>
+      <button type="submit" aria-label="Save widget">
+        {t('Save')}
+      </button>
+      <ErrorLine error={error} />
+      <StatusLine text={status} />
+    </form>
   );
 }
 
@@ -254,7 +345,7 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
         {channel.name} <small>{kindLabel(channel.type)}</small>
       </h1>
       {channel.type === 'custom' && <ApiChannelHelp channel={channel} />}
-      {channel.type === 'widget' && <WidgetHelp channel={channel} />}
+      {channel.type === 'widget' && <WidgetSettingsForm channel={channel} path={path} onSaved={setChannel} />}
       {channel.inboundUrl !== null && <MessengerHelp channel={channel} />}
 
       <div class="card row">
