@@ -1,7 +1,8 @@
 // buildApp: the whole HTTP application, from config and dependencies. No listen, no environment reads.
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import websocket from '@fastify/websocket';
+import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { createAgentService } from './agent/agent-service.ts';
@@ -14,6 +15,7 @@ import { createApiKeyAuthenticator } from './accounts/api-key-auth.ts';
 import { createConsoleAuth } from './accounts/console-auth.ts';
 import { createChannelsService } from './channels/channels-service.ts';
 import { createChannelsStore } from './channels/channels-store.ts';
+import { CACHE_CHANNEL, cachedChannelsStore, createChannelCache } from './channels/channel-cache.ts';
 import { createConnectors } from './channels/connectors/index.ts';
 import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
 import { createMessengerInbound } from './channels/messenger-inbound.ts';
@@ -45,7 +47,8 @@ import { createJobQueue } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
 import { DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
-import type { Database, Executor, Listen } from './db/client.ts';
+import { preparedQuery, type Database, type Executor, type Listen } from './db/client.ts';
+import { createIngestStore } from './messages/ingest-store.ts';
 import { createLiveFeed } from './events/live-feed.ts';
 import { DELIVERIES_CHANNEL } from './events/outbox.ts';
 import { adminApi } from './http/admin/admin-routes.ts';
@@ -67,7 +70,6 @@ import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
 import { createRetriever } from './knowledge/retrieval.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSecretBox } from './lib/secret-box.ts';
-import { newId } from './lib/ids.ts';
 import { createTagsService } from './tags/tags-service.ts';
 import { createTagsStore } from './tags/tags-store.ts';
 import { createWebhookClient } from './webhooks/http-client.ts';
@@ -95,6 +97,8 @@ export interface AppDeps {
   workers?: boolean;
   /** How long a looked-up API key is trusted (see api-key-auth.ts). */
   apiKeyCacheTtlMs?: number;
+  /** How long a channel read is trusted when no change to it is heard (channels/channel-cache.ts). */
+  channelCacheTtlMs?: number;
   /** NOTIFYs of the database: deliveries made by other processes wake this one's worker at once. */
   listen?: Listen;
   /** The delivery worker's safety-net poll (default 500 ms). */
@@ -113,6 +117,10 @@ declare module 'fastify' {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Request ids of this process: a random prefix and a counter (unique across processes, cheap to make). */
+const REQUEST_ID_PREFIX = randomBytes(6).toString('hex');
+let requestCounter = 0;
+const nextRequestId = (): string => `${REQUEST_ID_PREFIX}-${(requestCounter += 1).toString(36)}`;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db, logger } = deps;
@@ -123,8 +131,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A caller's request id is reused when it is sane, so logs can be matched across systems.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
+    // One access-log line per request (below) instead of Fastify's two.
+    disableRequestLogging: true,
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
@@ -132,6 +142,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandler(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
   });
 
   // Rate-limit counters: Redis when configured (down: this process's own, until it is back).
@@ -141,7 +157,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const invalidKeys = createInvalidKeyGuard({ counters });
 
   const secretBox = createSecretBox(config.secretsKey);
-  const channelsStoreOf = (executor: Executor) => createChannelsStore(executor, secretBox);
+  const channelCache = createChannelCache({ ttlMs: deps.channelCacheTtlMs ?? 5_000 });
+  const channelsStoreOf = (executor: Executor) => cachedChannelsStore(createChannelsStore(executor, secretBox), executor, channelCache);
 
   const urlGuard = createUrlGuard({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const webhookClient = createWebhookClient(urlGuard);
@@ -165,7 +182,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const accountsStore = createAccountsStore(db);
   const authenticator = createApiKeyAuthenticator({ store: accountsStore, cacheTtlMs: deps.apiKeyCacheTtlMs ?? 2_000 });
-  const accounts = createAccountsService({ store: accountsStore, clock, authenticator });
+  // A key deactivated or a subscription stopped is forgotten here at once, and in other processes on the NOTIFY.
+  const accounts = createAccountsService({
+    store: accountsStore,
+    clock,
+    authenticator: {
+      invalidate: () => {
+        authenticator.invalidate();
+        db.execute(sql`SELECT pg_notify(${CACHE_CHANNEL}, 'keys')`).catch((error: unknown) => logger.warn({ err: error }, 'announcing a key change failed'));
+      },
+    },
+  });
+  let unlistenCache = async () => {};
+  app.addHook('onReady', async () => {
+    if (!deps.listen) return;
+    unlistenCache = await deps.listen(CACHE_CHANNEL, (payload) => {
+      if (payload === 'keys') authenticator.invalidate();
+      else if (payload?.startsWith('channel:')) channelCache.forget(payload.slice('channel:'.length));
+      else {
+        // Heard nothing for a while (a lost connection): anything may have changed.
+        authenticator.invalidate();
+        channelCache.clear();
+      }
+    });
+  });
+  app.addHook('preClose', () => unlistenCache());
   const jobs = createJobQueue({
     db,
     logger,
@@ -223,6 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     files: { storage: fileStorage, publicUrl: config.publicUrl },
     messagesStore: createMessagesStore,
+    ingestStore: createIngestStore(preparedQuery(db)),
     chatsStore: createChatsStore,
     channelsStore: channelsStoreOf,
     clock,

@@ -1,6 +1,7 @@
 // Process entry: reads the environment once, checks the address can be listened on, opens the database,
 // builds the app, listens, and stops cleanly on SIGTERM (finish in-flight requests, close the database, exit 0).
 import { createServer } from 'node:net';
+import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
@@ -48,7 +49,9 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  // Written asynchronously (a log line never blocks a request); flushed before the process exits.
+  const logDestination = pino.destination({ dest: 1, sync: false });
+  const logger = createLogger(config.logLevel, logDestination);
   await checkListenAddress(config.host, config.port);
 
   let releaseDataDir = () => {};
@@ -97,6 +100,11 @@ async function main(): Promise<void> {
       await database.close();
     } finally {
       releaseDataDir();
+    }
+    try {
+      logDestination.flushSync();
+    } catch {
+      // Nothing left to write, or stdout is gone.
     }
     process.exit(0);
   };

@@ -217,7 +217,9 @@ describe('logging', () => {
     const res = await t.request('GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } });
     assert.equal(res.headers.get('x-request-id'), 'trace-42');
     const other = await t.request('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
-    assert.match(other.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.match(other.headers.get('x-request-id') ?? '', /^[0-9a-f]{12}-[0-9a-z]+$/);
+    const next = await t.request('GET', '/healthz');
+    assert.notEqual(next.headers.get('x-request-id'), other.headers.get('x-request-id'), 'a new id per request');
   });
 });
 

@@ -70,12 +70,22 @@ export function createAgentService(deps: AgentServiceDeps) {
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
 
+  /**
+   * The plan for a customer message of the channel at `at` before its chat is known: `answer` (unless the chat is
+   * paused or banned), `silent`, or `autoReply` when the auto-reply may be due (the chat's last one decides).
+   */
+  function channelPlan(channel: ChannelRow, at: Date): AgentPlan {
+    if (!agentEnabled(channel)) return 'silent';
+    if (isOpen(channel.workingHours, at)) return 'answer';
+    return channel.autoReply !== null && channel.workingHours !== null ? 'autoReply' : 'silent';
+  }
+
   /** Rule 3: silent when the agent is off, responses are disabled or the chat is paused; hours decide the rest. */
   function planFor(channel: ChannelRow, chat: ChatRow, at: Date): AgentPlan {
-    if (!agentEnabled(channel) || chat.paused || chat.banned) return 'silent';
-    if (isOpen(channel.workingHours, at)) return 'answer';
-    const due = channel.autoReply !== null && channel.workingHours !== null && autoReplyDue(channel.workingHours, chat.autoReplyAt, at);
-    return due ? 'autoReply' : 'silent';
+    if (chat.paused || chat.banned) return 'silent';
+    const plan = channelPlan(channel, at);
+    if (plan !== 'autoReply') return plan;
+    return channel.workingHours !== null && autoReplyDue(channel.workingHours, chat.autoReplyAt, at) ? 'autoReply' : 'silent';
   }
 
   /** The off-hours auto-reply, delivered to the customer like any reply (not an agent reply: it cannot be rated). */
@@ -115,6 +125,7 @@ export function createAgentService(deps: AgentServiceDeps) {
   }
 
   return {
+    channelPlan,
     planFor,
 
     /**

@@ -138,6 +138,32 @@ export function pgliteDir(dataDir: string): string {
   return path.join(dataDir, 'pglite');
 }
 
+/** A fixed SQL text of a hot path, run without Drizzle's query building (see `preparedQuery`). */
+export interface PreparedStatement {
+  /** Unique per text: node-postgres prepares it once per connection under this name. */
+  name: string;
+  text: string;
+}
+
+export type PreparedQuery = <T>(statement: PreparedStatement, values: readonly unknown[]) => Promise<T[]>;
+
+/**
+ * Runs fixed statements straight on the driver: a named prepared statement on node-postgres (parsed and planned
+ * once per connection), the extended protocol on PGlite (which waits for a transaction in progress, like any query).
+ * For hot paths whose SQL never changes shape; Drizzle builds the rest.
+ */
+export function preparedQuery(db: Database): PreparedQuery {
+  const client = (db as unknown as { $client: unknown }).$client;
+  if (client instanceof PGlite) {
+    return async <T>(statement: PreparedStatement, values: readonly unknown[]) => (await client.query<T>(statement.text, [...values])).rows;
+  }
+  if (client instanceof pg.Pool) {
+    return async <T>(statement: PreparedStatement, values: readonly unknown[]) =>
+      (await client.query<T & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: [...values] })).rows;
+  }
+  throw new Error('preparedQuery: the database is neither PGlite nor a node-postgres pool');
+}
+
 /** Rows of a raw SQL query; PGlite and node-postgres both answer `{ rows }`. */
 export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };

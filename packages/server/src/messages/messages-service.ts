@@ -19,6 +19,9 @@ import { isUuid, newId } from '../lib/ids.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
 import { recordNewMessage } from './message-events.ts';
 import type { MessageRow, MessagesStore } from './messages-store.ts';
+import type { IngestRow, IngestStore } from './ingest-store.ts';
+import { createGroupCommit } from '../lib/group-commit.ts';
+import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 
 /** Where attachments go and how they are linked (an unguessable URL under PUBLIC_URL). */
 export interface AttachmentStore {
@@ -33,8 +36,10 @@ export interface MessagesServiceDeps {
   chatsStore: (executor: Executor) => Pick<ChatsStore, 'find'>;
   channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
   clock: Clock;
-  /** Decides, in the message's transaction, whether the agent answers a customer message (rule 3). */
-  agent: Pick<AgentService, 'planFor' | 'afterCustomerMessage' | 'wake'>;
+  /** The one-statement ingest of the common path, group-committed (ingest-store.ts). */
+  ingestStore: IngestStore;
+  /** Decides whether the agent answers a customer message (rule 3). */
+  agent: Pick<AgentService, 'channelPlan' | 'planFor' | 'afterCustomerMessage' | 'wake'>;
   /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
   customerDelivery?: CustomerDelivery;
   eventsCommitted?: EventsCommitted;
@@ -88,6 +93,7 @@ export function createMessagesService({
   db,
   files,
   messagesStore,
+  ingestStore,
   chatsStore,
   channelsStore,
   clock,
@@ -118,11 +124,66 @@ export function createMessagesService({
   }
 
   /**
+   * The common path: one statement per batch of concurrent messages (ingest-store.ts), the time and the agent's
+   * plan read when the batch is written, so a batch's messages are stored in the order of their times.
+   */
+  const batches = createGroupCommit({
+    maxBatch: 256,
+    keyOf: ({ channel, incoming }: { channel: ChannelRow; incoming: IncomingMessage }) => `${channel.id}\u0000${incoming.chat.externalChatId}`,
+    write: (batch) => {
+      const now = clock.now();
+      const at = now.toISOString();
+      const rows = batch.map(({ channel, incoming }): IngestRow => {
+        const messageId = newId();
+        return {
+          chatId: newId(),
+          accountId: channel.accountId,
+          channelId: channel.id,
+          channelKind: channel.kind,
+          externalChatId: incoming.chat.externalChatId,
+          uniqueId: incoming.chat.uniqueId,
+          dialogName: incoming.chat.dialogName,
+          email: incoming.chat.email ?? null,
+          photoUrl: incoming.chat.photoUrl ?? null,
+          isGroup: incoming.chat.isGroup ?? false,
+          rename: incoming.rename ?? null,
+          messageId,
+          role: incoming.role,
+          origin: incoming.role === 'user' ? 'customer' : 'api',
+          senderName: incoming.senderName,
+          text: incoming.text,
+          attachments: incoming.attachments,
+          externalId: incoming.externalId,
+          at,
+          agentAnswers: incoming.role === 'user' && agent.channelPlan(channel, now) === 'answer',
+          webhookMessage: webhookMessage({ id: messageId, role: incoming.role, senderName: incoming.senderName, text: incoming.text, attachments: incoming.attachments, createdAt: now }),
+          settings: { ...DEFAULT_SETTINGS, ...channel.settings },
+          eventId: newId(),
+          deliveryId: newId(),
+          jobId: newId(),
+        };
+      });
+      return ingestStore.ingest(rows);
+    },
+  });
+
+  /**
    * The one ingest path of a message into a chat (spec, send-message-universal rules 1–3): the chat is found or
    * created, a banned chat ignores it, a repeated external id is ignored; a customer message writes new_messages
-   * and lets the agent plan its answer in the same transaction. Undefined when ignored or sent nowhere.
+   * and lets the agent plan its answer in the same statement. Undefined when ignored or sent nowhere.
    */
   async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
+    // The off-hours auto-reply depends on the chat's last one: that rare case goes step by step.
+    if (incoming.role === 'user' && agent.channelPlan(channel, clock.now()) === 'autoReply') return recordStepByStep(channel, incoming);
+    const stored = await batches.submit({ channel, incoming });
+    if (!stored || incoming.role !== 'user') return undefined;
+    eventsCommitted();
+    if (stored.message.awaitingAgent) agent.wake();
+    return stored;
+  }
+
+  /** The same as `record` in a transaction of several statements, for a message that may get the auto-reply. */
+  async function recordStepByStep(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
     const accountId = channel.accountId;
     const recorded = await db.transaction(async (tx) => {
       const store = messagesStore(tx);
