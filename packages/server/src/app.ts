@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { createAgentService } from './agent/agent-service.ts';
 import { createAgentStore } from './agent/agent-store.ts';
+import { createReplyStore } from './agent/reply-store.ts';
 import { createKnowledgeBaseEngine } from './agent/engines/knowledge-base-engine.ts';
 import { createOpenAiEngine } from './agent/engines/openai-engine.ts';
 import { createAccountsService } from './accounts/accounts-service.ts';
@@ -254,6 +255,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queue: jobs,
     engines: { 'knowledge-base': createKnowledgeBaseEngine({ retriever, baseLanguage }), 'openai-compatible': openAiEngine },
     agentStore: createAgentStore,
+    replyStore: createReplyStore(preparedQuery(db)),
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
     channelsStore: channelsStoreOf,

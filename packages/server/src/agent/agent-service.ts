@@ -20,9 +20,10 @@ import { recordNewMessage } from '../messages/message-events.ts';
 import type { MessageRow, MessagesStore } from '../messages/messages-store.ts';
 import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
 import type { AgentStore } from './agent-store.ts';
-import { AgentEngineError, type AgentChannel, type AgentEngine, type AgentMessage } from './engine.ts';
+import type { ReplyStore } from './reply-store.ts';
+import { AgentEngineError, type AgentAnswer, type AgentChannel, type AgentEngine, type AgentMessage } from './engine.ts';
 import { autoReplyDue, isOpen } from './working-hours.ts';
-import type { AgentFailure } from '@parley/contracts';
+import { isMessengerKind, type AgentFailure } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 
 /** Messages before the waiting ones that the engine gets as context. */
@@ -37,6 +38,8 @@ export interface AgentServiceDeps {
   queue: Pick<JobQueue, 'enqueue' | 'wake'>;
   engines: Record<AgentChannel['engine']['kind'], AgentEngine>;
   agentStore: (executor: Executor) => AgentStore;
+  /** The reply job's fixed statements (context read, reply written). */
+  replyStore: ReplyStore;
   messagesStore: (executor: Executor) => Pick<MessagesStore, 'insert' | 'touchChat'>;
   chatsStore: (executor: Executor) => ChatsStore;
   channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
@@ -66,7 +69,7 @@ function toAgentMessage(row: MessageRow): AgentMessage {
 export const replyJobKey = (chatId: string) => `agent.reply:${chatId}`;
 
 export function createAgentService(deps: AgentServiceDeps) {
-  const { db, clock, logger, queue, engines, agentStore, messagesStore, chatsStore, channelsStore } = deps;
+  const { db, clock, logger, queue, engines, agentStore, replyStore, messagesStore, chatsStore, channelsStore } = deps;
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
 
@@ -124,6 +127,81 @@ export function createAgentService(deps: AgentServiceDeps) {
     });
   }
 
+  /** A reply without a task trigger, in one statement (reply-store.ts). Whether it was stored. */
+  async function writeReply(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], text: string, fallback: boolean): Promise<boolean> {
+    const at = clock.now();
+    const messageId = newId();
+    const toCustomer = isMessengerKind(chat.channelKind) && text.length > 0;
+    const written = await replyStore.write({
+      accountId: chat.accountId,
+      chatId: chat.id,
+      waitingIds: waiting.map((message) => message.id),
+      messageId,
+      text,
+      fallback,
+      at,
+      webhookMessage: webhookMessage({ id: messageId, role: 'assistant', senderName: null, text, attachments: [], createdAt: at }),
+      settings: { ...DEFAULT_SETTINGS, ...channel.settings },
+      eventId: newId(),
+      deliveryId: newId(),
+      send: toCustomer ? { id: newId(), jobId: newId() } : null,
+    });
+    return written !== undefined;
+  }
+
+  /** A reply that fires the task trigger (or no reply at all): one transaction of several statements. */
+  async function writeReplyStepByStep(accountId: string, chatId: string, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
+      if (settled.length === 0) return false; // another run answered them
+      // Locked before the time is read: the reply, the trigger and a status change share a time in commit order.
+      const current = await chatsStore(tx).lockForUpdate(accountId, chatId);
+      // Paused or banned while the engine was thinking: the reply is dropped.
+      if (!current || current.paused || current.banned) return false;
+      const now = clock.now();
+      let latest = current;
+      if (answer.text !== null) {
+        const message = await messagesStore(tx).insert({
+          id: newId(),
+          accountId,
+          chatId,
+          role: 'assistant',
+          origin: 'agent',
+          senderName: null,
+          text: answer.text,
+          fallback: answer.fallback ?? false,
+          createdAt: now,
+        });
+        if (!message) throw new Error('agent reply was not stored');
+        latest = await messagesStore(tx).touchChat(chatId, { text: answer.text, at: now, unread: false });
+        await recordNewMessage(tx, channelsStore, latest, message, now);
+        await customerDelivery.enqueue(tx, latest, message);
+      }
+      if (answer.taskComplete) {
+        const last = waiting.at(-1) as MessageRow;
+        await recordEvent(tx, {
+          accountId,
+          channelId: latest.channelId,
+          chatId,
+          payload: {
+            event: 'task_trigger',
+            chat: webhookChat(latest),
+            message: webhookMessage(last),
+            summary: answer.taskComplete.summary,
+            settings: await settingsOf(tx, channelsStore, latest),
+            timestamp: now.toISOString(),
+          },
+        });
+        await recordTaskStatus(
+          tx,
+          { chatsStore, channelsStore },
+          { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
+        );
+      }
+      return true;
+    });
+  }
+
   return {
     channelPlan,
     planFor,
@@ -141,18 +219,15 @@ export function createAgentService(deps: AgentServiceDeps) {
 
     /** The reply job: answers every waiting customer message of the chat at once. */
     async reply({ accountId, chatId }: { accountId: string; chatId: string }): Promise<void> {
-      const chat = await chatsStore(db).find(accountId, chatId);
-      if (!chat) return;
-      const waiting = await agentStore(db).waiting(chatId);
-      if (waiting.length === 0) return;
+      const context = await replyStore.context(accountId, chatId, HISTORY);
+      if (!context) return;
+      const { chat, waiting, history } = context;
       const channel = await channelsStore(db).find(accountId, chat.channelId);
       // Switched off, paused or banned since the message came: the agent stays silent.
       if (!channel || planFor(channel, chat, clock.now()) !== 'answer') {
         await agentStore(db).settle(waiting.map((message) => message.id));
         return;
       }
-      const first = waiting[0] as MessageRow;
-      const history = await agentStore(db).before(chatId, first, HISTORY);
       const engine = engines[channel.agentEngine.kind];
       let answer;
       try {
@@ -167,56 +242,9 @@ export function createAgentService(deps: AgentServiceDeps) {
         if (error instanceof AgentEngineError) return giveUp(chat, waiting, error);
         throw error;
       }
-
-      const sent = await db.transaction(async (tx) => {
-        const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
-        if (settled.length === 0) return false; // another run answered them
-        // Locked before the time is read: the reply, the trigger and a status change share a time in commit order.
-        const current = await chatsStore(tx).lockForUpdate(accountId, chatId);
-        // Paused or banned while the engine was thinking: the reply is dropped.
-        if (!current || current.paused || current.banned) return false;
-        const now = clock.now();
-        let latest = current;
-        if (answer.text !== null) {
-          const message = await messagesStore(tx).insert({
-            id: newId(),
-            accountId,
-            chatId,
-            role: 'assistant',
-            origin: 'agent',
-            senderName: null,
-            text: answer.text,
-            fallback: answer.fallback ?? false,
-            createdAt: now,
-          });
-          if (!message) throw new Error('agent reply was not stored');
-          latest = await messagesStore(tx).touchChat(chatId, { text: answer.text, at: now, unread: false });
-          await recordNewMessage(tx, channelsStore, latest, message, now);
-          await customerDelivery.enqueue(tx, latest, message);
-        }
-        if (answer.taskComplete) {
-          const last = waiting.at(-1) as MessageRow;
-          await recordEvent(tx, {
-            accountId,
-            channelId: latest.channelId,
-            chatId,
-            payload: {
-              event: 'task_trigger',
-              chat: webhookChat(latest),
-              message: webhookMessage(last),
-              summary: answer.taskComplete.summary,
-              settings: await settingsOf(tx, channelsStore, latest),
-              timestamp: now.toISOString(),
-            },
-          });
-          await recordTaskStatus(
-            tx,
-            { chatsStore, channelsStore },
-            { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
-          );
-        }
-        return true;
-      });
+      const sent = answer.taskComplete === null && answer.text !== null
+        ? await writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false)
+        : await writeReplyStepByStep(accountId, chatId, waiting, answer);
       if (sent) {
         eventsCommitted();
         customerDelivery.wake();

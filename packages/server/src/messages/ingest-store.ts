@@ -3,8 +3,8 @@
 // the agent's reply job and the NOTIFYs; chat_counts and the overview by their statement triggers, once per batch).
 // The rows and payloads are those of the step-by-step transaction in messages-service.ts (`recordStepByStep`),
 // which the rare paths still use. One statement is one transaction: nothing of a message exists until it commits.
-import { getTableColumns } from 'drizzle-orm';
 import type { PreparedQuery, PreparedStatement } from '../db/client.ts';
+import { rowShape } from '../db/columns.ts';
 import { chats, messages, type StoredAttachment } from '../db/schema.ts';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from '../events/outbox.ts';
 import type { ChatRow } from '../chats/chats-store.ts';
@@ -51,10 +51,8 @@ export interface IngestResult {
   message: MessageRow;
 }
 
-const chatColumns = Object.entries(getTableColumns(chats));
-const messageColumns = Object.entries(getTableColumns(messages));
-const selectList = (alias: string, columns: typeof chatColumns | typeof messageColumns) =>
-  columns.map(([key, column]) => `${alias}.${column.name} AS "${alias}.${key}"`).join(', ');
+const chatRow = rowShape<ChatRow>(chats);
+const messageRow = rowShape<MessageRow>(messages);
 
 const INGEST: PreparedStatement = {
   name: 'parley_ingest_v1',
@@ -127,7 +125,7 @@ const INGEST: PreparedStatement = {
     ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
     SET rerun = jobs.locked_until IS NOT NULL AND jobs.locked_until >= now(), run_at = least(jobs.run_at, now())
     RETURNING 1)
-  SELECT s.n, ${selectList('c', chatColumns)}, ${selectList('m', messageColumns)},
+  SELECT s.n, ${chatRow.select('c')}, ${messageRow.select('m')},
          CASE WHEN e.id IS NOT NULL THEN pg_notify('${EVENTS_CHANNEL}', e.account_id || ':' || e.id) END AS notified,
          (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM delivery LIMIT 1) AS deliveries_woken
   FROM stored s JOIN chat c ON c.id = s.chat_id JOIN message m ON m.id = s.message_id
@@ -135,10 +133,6 @@ const INGEST: PreparedStatement = {
 };
 
 type ResultRow = Record<string, unknown> & { n: number };
-
-function pick<T>(row: ResultRow, alias: string, columns: typeof chatColumns | typeof messageColumns): T {
-  return Object.fromEntries(columns.map(([key]) => [key, row[`${alias}.${key}`]])) as T;
-}
 
 export function createIngestStore(query: PreparedQuery) {
   return {
@@ -177,7 +171,7 @@ export function createIngestStore(query: PreparedQuery) {
       const byRow = new Map(result.map((row) => [Number(row.n), row]));
       return rows.map((_, n) => {
         const row = byRow.get(n);
-        return row && { chat: pick<ChatRow>(row, 'c', chatColumns), message: pick<MessageRow>(row, 'm', messageColumns) };
+        return row && { chat: chatRow.pick(row, 'c'), message: messageRow.pick(row, 'm') };
       });
     },
   };
