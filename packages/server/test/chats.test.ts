@@ -320,3 +320,46 @@ describe('isolation', () => {
     assert.deepEqual(after, chat);
   });
 });
+
+describe('ingest under concurrency (one statement per batch, group commit)', () => {
+  test('concurrent messages to many chats and bursts into one chat: every message stored once, in order, with its event', async () => {
+    const chatsCount = 40;
+    const burst = 5;
+    const sends: Promise<Response>[] = [];
+    for (let i = 0; i < chatsCount; i += 1) sends.push(send(message(`group-${i}`, { text: `only message ${i}`, senderName: `Customer ${i}` })));
+    for (let i = 0; i < burst; i += 1) sends.push(send(message('group-burst', { text: `burst ${i}`, messageId: `burst-${i}` })));
+    // A repeat of a messageId in the same flood is ignored (rule 3), whichever batch it lands in.
+    sends.push(send(message('group-burst', { text: 'burst 0 again', messageId: 'burst-0' })));
+    const statuses = (await Promise.all(sends)).map((res) => res.status);
+    assert.deepEqual(new Set(statuses), new Set([201]));
+
+    for (let i = 0; i < chatsCount; i += 1) {
+      const chat = await chatOf(`group-${i}`);
+      assert.ok(chat, `chat group-${i}`);
+      assert.equal(chat.dialogName, `Customer ${i}`);
+      assert.equal(chat.unreadCount, 1);
+      assert.equal(await countMessages(chat.id), 1);
+    }
+    const burstChat = await chatOf('group-burst');
+    assert.ok(burstChat);
+    assert.equal(burstChat.unreadCount, burst);
+    const texts = await queryRows<{ text: string }>(
+      t.database.db,
+      sql`select text from messages where chat_id = ${burstChat.id} order by created_at, id`,
+    );
+    // Requests on several connections may arrive in any order; the chat shows the last one stored.
+    assert.deepEqual(texts.map((row) => row.text).sort(), [0, 1, 2, 3, 4].map((i) => `burst ${i}`));
+    assert.equal(burstChat.text, texts.at(-1)?.text);
+    const events = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from events where chat_id = ${burstChat.id} and kind = 'new_messages'`,
+    );
+    assert.equal(events[0]?.n, burst);
+    const counts = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select coalesce(sum(chats), 0)::int as n from chat_counts where channel_id = ${channelId}`,
+    );
+    const listed = await t.api<{ count: number }>(key, '/chats/chat', { channelId, limit: '1' });
+    assert.equal(counts[0]?.n, listed.body.count);
+  });
+});
