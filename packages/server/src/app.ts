@@ -282,7 +282,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
     logger,
   });
-  const tags = createTagsService({ store: createTagsStore(db) });
+  const tags = createTagsService({ store: createTagsStore(db, preparedQuery(db)) });
   const overview = createOverviewService({ store: createOverviewStore(db), clock });
   const consoleAuth = createConsoleAuth({ store: accountsStore, clock, jwtSecret: config.jwtSecret });
   const knowledge = createKnowledgeService({ store: knowledgeStore, clock });

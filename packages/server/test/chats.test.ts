@@ -325,7 +325,7 @@ describe('ingest under concurrency (one statement per batch, group commit)', () 
   test('concurrent messages to many chats and bursts into one chat: every message stored once, in order, with its event', async () => {
     const chatsCount = 40;
     const burst = 5;
-    const sends: Promise<Response>[] = [];
+    const sends: ReturnType<typeof send>[] = [];
     for (let i = 0; i < chatsCount; i += 1) sends.push(send(message(`group-${i}`, { text: `only message ${i}`, senderName: `Customer ${i}` })));
     for (let i = 0; i < burst; i += 1) sends.push(send(message('group-burst', { text: `burst ${i}`, messageId: `burst-${i}` })));
     const statuses = (await Promise.all(sends)).map((res) => res.status);

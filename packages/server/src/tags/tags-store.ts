@@ -1,7 +1,7 @@
 // SQL of tags and their attachment to chats. Every statement is scoped by the account: another account's
 // tag or chat does not exist here.
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../db/client.ts';
+import { and, eq } from 'drizzle-orm';
+import type { Executor, PreparedQuery, PreparedStatement } from '../db/client.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { chats, chatTags, tags } from '../db/schema.ts';
 
@@ -14,7 +14,21 @@ export interface TagRow {
 /** The outcome of attaching a tag to a chat; `tagGone` / `chatGone`: deleted by a concurrent request meanwhile. */
 export type AttachResult = 'attached' | 'alreadyAttached' | 'tagGone' | 'chatGone';
 
-export function createTagsStore(db: Executor) {
+/**
+ * The tag list: the page of tags read by their chat count (kept by triggers, migration 0005), then only the page's
+ * tags' chats gathered; a fixed statement (no query building per request).
+ */
+const TAG_PAGE: PreparedStatement = {
+  name: 'parley_tag_page_v1',
+  text: `WITH page AS (
+    SELECT id, name, chat_count FROM tags WHERE account_id = $1
+    ORDER BY chat_count DESC, name COLLATE "C", id LIMIT $2 OFFSET $3)
+  SELECT page.id, page.name,
+         coalesce((SELECT json_agg(chat_id ORDER BY chat_id) FROM chat_tags WHERE tag_id = page.id), '[]'::json) AS "chatIds"
+  FROM page ORDER BY page.chat_count DESC, page.name COLLATE "C", page.id`,
+};
+
+export function createTagsStore(db: Executor, query: PreparedQuery) {
   async function chatExists(accountId: string, chatId: string): Promise<boolean> {
     const rows = await db
       .select({ id: chats.id })
@@ -26,21 +40,7 @@ export function createTagsStore(db: Executor) {
   return {
     /** Tags with the ids of their chats: most used first, then name (code-point order), then id. */
     async list(accountId: string, page: { limit: number; offset: number }): Promise<TagRow[]> {
-      const uses = sql`count(${chatTags.chatId})`;
-      // `COLLATE "C"`: the same order on every server, whatever collation its database was created with.
-      const byName = sql`${tags.name} COLLATE "C"`;
-      const chatIds = sql<string[]>`coalesce(
-        json_agg(${chatTags.chatId} ORDER BY ${chatTags.chatId}) FILTER (WHERE ${chatTags.chatId} IS NOT NULL),
-        '[]'::json)`;
-      return db
-        .select({ id: tags.id, name: tags.name, chatIds })
-        .from(tags)
-        .leftJoin(chatTags, eq(chatTags.tagId, tags.id))
-        .where(eq(tags.accountId, accountId))
-        .groupBy(tags.id)
-        .orderBy(desc(uses), asc(byName), asc(tags.id))
-        .limit(page.limit)
-        .offset(page.offset);
+      return query<TagRow>(TAG_PAGE, [accountId, page.limit, page.offset]);
     },
 
     chatExists,
