@@ -108,6 +108,7 @@ function ConnectionCard({ connection, channels, onChanged }: { connection: CrmCo
   const [channelIds, setChannelIds] = useState<string[] | null>(connection.channelIds);
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
 
   const save = async () => {
     try {
@@ -120,7 +121,6 @@ function ConnectionCard({ connection, channels, onChanged }: { connection: CrmCo
     }
   };
   const disconnect = async () => {
-    if (!confirm(t('Disconnect this CRM?'))) return;
     try {
       await api('DELETE', `/crm/${connection.id}/`);
       onChanged();
@@ -142,10 +142,21 @@ function ConnectionCard({ connection, channels, onChanged }: { connection: CrmCo
         <button type="button" aria-label="Save channels" onClick={() => void save()}>
           {t('Save')}
         </button>
-        <button type="button" aria-label="Disconnect" onClick={() => void disconnect()}>
+        <button type="button" aria-label="Disconnect" aria-expanded={confirming} onClick={() => setConfirming(true)}>
           {t('Disconnect')}
         </button>
       </div>
+      {confirming && (
+        <div class="row">
+          <span>{t('Disconnect this CRM?')}</span>
+          <button type="button" aria-label="Confirm disconnect" onClick={() => void disconnect()}>
+            {t('Disconnect')}
+          </button>
+          <button type="button" aria-label="Cancel" onClick={() => setConfirming(false)}>
+            {t('Cancel')}
+          </button>
+        </div>
+      )}
       <StatusLine text={status} />
       <ErrorLine error={error} />
       <h3>{t('Last sync')}</h3>
