@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { eventually } from './support/events.ts';
 import { startFakeHubspot, type FakeHubspot } from './support/fake-hubspot.ts';
+import { reply, startFakeLlm } from './support/fake-llm.ts';
 import { startFakePipedrive, type FakePipedrive } from './support/fake-pipedrive.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 
@@ -47,7 +48,8 @@ before(async () => {
   [hubspot, pipedrive] = await Promise.all([startFakeHubspot(), startFakePipedrive()]);
   hubspot.addToken(HUBSPOT_TOKEN, 4242);
   pipedrive.addToken(PIPEDRIVE_TOKEN, { name: 'Acme Ltd', domain: 'acme' });
-  t = await startTestApp({ crmApis: { hubspot: hubspot.url, pipedrive: pipedrive.url } });
+  // Private networks allowed: the agent's model server of the trigger test is a local fake.
+  t = await startTestApp({ webhookAllowPrivateNetworks: true, crmApis: { hubspot: hubspot.url, pipedrive: pipedrive.url } });
 });
 after(async () => {
   await t.close();
@@ -298,6 +300,34 @@ describe('HubSpot sync', () => {
       query: { connectionId: '00000000-0000-7000-8000-000000000000' },
     });
     assert.deepEqual(filtered.body, { failures: [] });
+  });
+
+  test("the agent's complete_task (trigger) syncs too, the agent's reply in the transcript", async () => {
+    const llm = await startFakeLlm();
+    try {
+      const a = await account();
+      const channel = await t.console<{ id: string }>(a.user.token, 'POST', '/channel/custom/connect/', {
+        body: { name: 'Bookings', agentEngine: { kind: 'openai-compatible', baseUrl: `${llm.url}/v1`, model: 'test-model' } },
+      });
+      assert.equal(channel.status, 201, channel.text);
+      const connection = (await a.connect('hubspot', { token: HUBSPOT_TOKEN })).body;
+      llm.script('/v1/chat/completions', reply.completeTask('call_1', 'Table booked.'), reply.text('Your table is booked for 19:00.'));
+      const sent = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+        headers: { authorization: a.user.key },
+        body: { channel: 'custom', channelId: channel.body.id, externalChatId: 'trigger-1', role: 'user', text: 'A table at 19:00, please' },
+      });
+      assert.equal(sent.status, 201, sent.text);
+      const chatId = await eventually(async () => {
+        const [row] = await queryRows<{ chat_id: string }>(t.database.db, sql`select chat_id from crm_links where connection_id = ${connection.id}`);
+        return row?.chat_id;
+      }, 15_000);
+      assert.equal((await a.settled(connection.id, chatId)).status, 'synced');
+      const dealId = (await a.list())[0]?.lastSync?.dealId;
+      const note = [...hubspot.notes.values()].find((n) => n.associations.some((x) => x.toId === dealId));
+      assert.match(note?.properties.hs_note_body ?? '', /<strong>Agent<\/strong> [^<]+<br>Your table is booked for 19:00\./);
+    } finally {
+      await llm.close();
+    }
   });
 
   test('the manual status change of the Inbox syncs too', async () => {

@@ -110,8 +110,7 @@ export function createCrmService(deps: CrmServiceDeps) {
   }
 
   /** The sync ended badly for good: recorded (listed in the console), never with the token in it. */
-  async function fail(connection: CrmConnectionRow, chatId: string, requestedAt: Date, reason: string): Promise<void> {
-    const error = redactSecrets(reason, [connection.token]);
+  async function fail(connection: CrmConnectionRow, chatId: string, requestedAt: Date, error: string): Promise<void> {
     logger.warn({ connectionId: connection.id, kind: connection.kind, chatId, error }, 'CRM sync failed for good');
     await store.finish(connection.id, chatId, requestedAt, { status: 'failed', error }, clock.now());
   }
@@ -215,11 +214,12 @@ export function createCrmService(deps: CrmServiceDeps) {
         await store.finish(connectionId, chatId, link.requestedAt, { status: 'synced' }, clock.now());
       } catch (error) {
         const crmError = error instanceof CrmError ? error : undefined;
-        const description = crmError?.description ?? (error as Error).message;
+        // What the CRM or the network said, never with the token in it (it goes to the log and the jobs table too).
+        const description = redactSecrets(crmError?.description ?? (error as Error).message, [connection.token]);
         if (crmError?.reason === 'refused' || run.lastAttempt) return fail(connection, chatId, link.requestedAt, description);
-        await store.noteError(connectionId, chatId, redactSecrets(description, [connection.token]), clock.now());
+        await store.noteError(connectionId, chatId, description, clock.now());
         if (crmError?.reason === 'rateLimited') throw new RetryJobLater(crmError.retryAfterMs ?? 1000, description);
-        throw error;
+        throw new CrmError(crmError?.reason ?? 'unavailable', description);
       }
     },
   };
