@@ -302,6 +302,30 @@ describe('HubSpot sync', () => {
     assert.deepEqual(filtered.body, { failures: [] });
   });
 
+  test('an outage (5xx) is retried; a refusal echoing the token is stored and logged without it', async () => {
+    const a = await account();
+    const connection = (await a.connect('hubspot', { token: HUBSPOT_TOKEN })).body;
+    const chat = await a.chat('hs-5xx');
+    hubspot.failNext({ status: 502, message: 'Bad gateway' });
+    await a.setStatus(chat.id, true);
+    const first = await a.settled(connection.id, chat.id);
+    assert.equal(first.status, 'synced');
+    assert.equal((await a.list())[0]?.lastSync?.attempts, 2);
+
+    const other = await a.chat('hs-echo');
+    hubspot.failNext({ status: 400, message: `Property values were not valid: ${HUBSPOT_TOKEN} is no valid value` });
+    await a.setStatus(other.id, true);
+    assert.equal((await a.settled(connection.id, other.id)).status, 'failed');
+    const failures = await t.console<{ failures: Sync[] }>(a.user.token, 'GET', '/crm/failures/', { query: { connectionId: connection.id } });
+    assert.deepEqual(
+      failures.body.failures.map((f) => [f.chatId, f.error]),
+      [[other.id, 'Property values were not valid: [redacted] is no valid value']],
+    );
+    assert.ok(!t.logs.some((line) => line.includes(HUBSPOT_TOKEN)), 'the token is in no log line');
+    const jobs = await queryRows<{ last_error: string | null }>(t.database.db, sql`select last_error from jobs where kind = 'crm.sync'`);
+    assert.ok(!JSON.stringify(jobs).includes(HUBSPOT_TOKEN));
+  });
+
   test("the agent's complete_task (trigger) syncs too, the agent's reply in the transcript", async () => {
     const llm = await startFakeLlm();
     try {

@@ -17,6 +17,8 @@ export interface FakeHubspot extends FakeServer {
   revoke(token: string): void;
   /** The next `count` object calls answer 429 with `Retry-After: retryAfterSeconds`. */
   rateLimitNext(count: number, retryAfterSeconds: number): void;
+  /** The next object calls answer these errors, one each (an outage, a validation error…). */
+  failNext(...answers: { status: number; message: string }[]): void;
   contacts: Map<string, HubspotObject>;
   deals: Map<string, HubspotObject>;
   notes: Map<string, HubspotObject>;
@@ -42,6 +44,7 @@ export async function startFakeHubspot(): Promise<FakeHubspot> {
   let nextId = 1000;
   let rateLimited = 0;
   let retryAfter = 1;
+  const failures: { status: number; message: string }[] = [];
 
   const known = (name: string) => DEFAULT_PROPERTIES.has(name) || properties.has(name);
   const view = (object: HubspotObject) => ({
@@ -100,6 +103,8 @@ export async function startFakeHubspot(): Promise<FakeHubspot> {
       return { status: 201, json: { name, label: body.label, type: body.type, fieldType: body.fieldType, hasUniqueValue: body.hasUniqueValue } };
     }
     if (!path.startsWith('/crm/v3/objects/')) return problem(404, 'Not found', 'OBJECT_NOT_FOUND');
+    const failure = failures.shift();
+    if (failure) return problem(failure.status, failure.message, failure.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
     if (rateLimited > 0) {
       rateLimited -= 1;
       return problem(429, 'You have reached your ten_secondly_rolling limit.', 'RATE_LIMITS', { 'retry-after': String(retryAfter) });
@@ -144,6 +149,9 @@ export async function startFakeHubspot(): Promise<FakeHubspot> {
     rateLimitNext(count, seconds) {
       rateLimited = count;
       retryAfter = seconds;
+    },
+    failNext(...answers) {
+      failures.push(...answers);
     },
     calls: (method, pathPrefix) => server.requests.filter((request) => request.method === method && request.path.startsWith(pathPrefix)),
   };

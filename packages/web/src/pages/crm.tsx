@@ -112,7 +112,9 @@ function ConnectionCard({ connection, channels, onChanged }: { connection: CrmCo
 
   const save = async () => {
     try {
-      await api('PUT', `/crm/${connection.id}/`, { body: { channelIds } });
+      // A channel deleted since is no longer offered: it is dropped from the choice.
+      const existing = channelIds === null ? null : channelIds.filter((id) => channels.some((channel) => channel.id === id));
+      await api('PUT', `/crm/${connection.id}/`, { body: { channelIds: existing } });
       setStatus(t('Saved'));
       setError(null);
       onChanged();
