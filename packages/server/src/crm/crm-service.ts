@@ -171,10 +171,11 @@ export function createCrmService(deps: CrmServiceDeps) {
 
     /** In the transaction where the chat's task became done: one pending sync and one job per connection. */
     async enqueue(tx: Executor, chat: ChatRow): Promise<void> {
-      const connections = await crmStore(tx).connectionsForChannel(chat.accountId, chat.channelId);
+      const inTx = crmStore(tx);
+      const connections = await inTx.connectionsForChannel(chat.accountId, chat.channelId);
       const at = clock.now();
       for (const { id: connectionId } of connections) {
-        await crmStore(tx).requestSync({ connectionId, chatId: chat.id, accountId: chat.accountId, at });
+        await inTx.requestSync({ connectionId, chatId: chat.id, accountId: chat.accountId, at });
         // Keyed: one sync of a chat to a connection at a time; a completion while it runs makes it run again.
         await queue.enqueue(tx, 'crm.sync', { accountId: chat.accountId, connectionId, chatId: chat.id }, { key: `crm.sync:${connectionId}:${chat.id}` });
       }
