@@ -102,6 +102,11 @@ test('connect HubSpot (a bad token first), see a sync after a chat is done, conn
       ],
     );
 
+    // /crm is one of the app's paths: a reload there shows the page again.
+    assert.equal(new URL(page.url()).pathname, '/crm');
+    await page.reload();
+    await pipedriveCard.waitFor({ timeout: WAIT });
+
     // Disconnect HubSpot (after a confirmation).
     await card.getByRole('button', { name: 'Disconnect', exact: true }).click();
     await card.getByRole('button', { name: 'Confirm disconnect', exact: true }).click();
