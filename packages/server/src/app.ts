@@ -28,12 +28,16 @@ import { createWidgetService } from './channels/widget/widget-service.ts';
 import { createWidgetStore } from './channels/widget/widget-store.ts';
 import { createChatsService } from './chats/chats-service.ts';
 import { createChatsStore } from './chats/chats-store.ts';
+import { createCrmConnectors } from './crm/connectors/index.ts';
+import { createCrmService, CRM_SYNC_RETRY } from './crm/crm-service.ts';
+import { createCrmStore } from './crm/crm-store.ts';
 import { createPetsService } from './demo/pets-service.ts';
 import { createPetsStore } from './demo/pets-store.ts';
 import { createFeedbackService } from './feedback/feedback-service.ts';
 import { createLocalFileStorage } from './files/file-storage.ts';
 import { filesPlugin } from './http/files-routes.ts';
 import { registerAgentRoutes } from './http/console/agent-routes.ts';
+import { registerCrmRoutes } from './http/console/crm-routes.ts';
 import { registerDeliveryRoutes } from './http/console/delivery-routes.ts';
 import { registerInboxRoutes } from './http/console/inbox-routes.ts';
 import { registerLiveRoutes } from './http/console/live-routes.ts';
@@ -47,7 +51,7 @@ import { registerMessageRoutes } from './http/public/messages-routes.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
-import { DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
+import { DEFAULT_CRM_APIS, DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
 import { preparedQuery, type Database, type Executor, type Listen } from './db/client.ts';
 import { createIngestStore } from './messages/ingest-store.ts';
 import { createLiveFeed } from './events/live-feed.ts';
@@ -84,6 +88,8 @@ export interface AppDeps {
     deliveryRetentionDays?: number;
     /** Messenger API base URLs (default: the real services). */
     messengerApis?: Config['messengerApis'];
+    /** CRM API base URLs (default: the real services). */
+    crmApis?: Config['crmApis'];
     adminToken: string;
     jwtSecret: string;
     /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
@@ -217,8 +223,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       'agent.reply': (payload) => agent.reply(payload),
       'messenger.send': (payload, run) => messengerOutbound.send(payload, run),
+      'crm.sync': (payload, run) => crm.sync(payload, run),
     },
-    retryPolicies: { 'messenger.send': MESSENGER_SEND_RETRY },
+    retryPolicies: { 'messenger.send': MESSENGER_SEND_RETRY, 'crm.sync': CRM_SYNC_RETRY },
   });
   const messengerHttp = createMessengerHttp(urlGuard);
   app.addHook('onClose', () => messengerHttp.close());
@@ -234,6 +241,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
   });
+  const crm = createCrmService({
+    db,
+    clock,
+    logger,
+    queue: jobs,
+    connectors: createCrmConnectors(messengerHttp, config.crmApis ?? DEFAULT_CRM_APIS),
+    crmStore: (executor) => createCrmStore(executor, secretBox),
+    channelsStore: channelsStoreOf,
+    chatsStore: createChatsStore,
+    messagesStore: createMessagesStore,
+  });
   const chats = createChatsService({
     db,
     chatsStore: createChatsStore,
@@ -241,6 +259,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queue: jobs,
     clock,
     eventsCommitted,
+    crmSync: crm,
   });
   const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
   const knowledgeStore = createKnowledgeStore(db);
@@ -261,6 +280,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     channelsStore: channelsStoreOf,
     customerDelivery: messengerOutbound,
     eventsCommitted,
+    crmSync: crm,
   });
   const messages = createMessagesService({
     db,
@@ -353,6 +373,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerDeliveryRoutes(api, deliveriesService);
       registerAgentRoutes(api, agent);
       registerMessengerRoutes(api, createTelegramTokenCheck(connectors.telegram), messengerOutbound);
+      registerCrmRoutes(api, crm);
     },
   });
   await app.register(messengerWebhooks, { prefix: '/channels', inbound: messengerInbound });

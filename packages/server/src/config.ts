@@ -25,7 +25,17 @@ export interface Config {
   logLevel: LogLevel;
   /** Base URLs of the messengers' APIs (DESIGN.md, Messenger connectors): operator settings, never per channel. */
   messengerApis: MessengerApis;
+  /** Base URLs of the CRMs' APIs (DESIGN.md, CRM connections): operator settings, never per connection. */
+  crmApis: CrmApis;
 }
+
+export interface CrmApis {
+  hubspot: string;
+  /** Replaces Pipedrive's per-company base `https://{companyDomain}.pipedrive.com` when set. */
+  pipedrive: string | undefined;
+}
+
+export const DEFAULT_CRM_APIS: CrmApis = { hubspot: 'https://api.hubapi.com', pipedrive: undefined };
 
 export interface MessengerApis {
   telegram: string;
@@ -150,6 +160,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       telegram: baseUrl(env, 'TELEGRAM_API_URL', DEFAULT_MESSENGER_APIS.telegram),
       meta: baseUrl(env, 'META_GRAPH_URL', DEFAULT_MESSENGER_APIS.meta),
       viber: baseUrl(env, 'VIBER_API_URL', DEFAULT_MESSENGER_APIS.viber),
+    },
+    crmApis: {
+      hubspot: baseUrl(env, 'HUBSPOT_API_URL', DEFAULT_CRM_APIS.hubspot),
+      pipedrive: text(env, 'PIPEDRIVE_API_URL') === undefined ? undefined : baseUrl(env, 'PIPEDRIVE_API_URL', ''),
     },
   };
 }

@@ -120,6 +120,19 @@ export const Errors = {
     new DomainError(400, `The messenger refused: ${description}`, 'default', 'messengerRefused', { description }),
   messengerUnavailable: (description: string) =>
     new DomainError(502, `The messenger could not be reached: ${description}`, 'default', 'messengerUnavailable', { description }),
+  // CRM connections.
+  crmRefused: (description: string) =>
+    new DomainError(400, `The CRM refused: ${description}`, 'default', 'crmRefused', { description }),
+  crmUnavailable: (description: string) =>
+    new DomainError(502, `The CRM could not be reached: ${description}`, 'default', 'crmUnavailable', { description }),
+  crmConnectionNotFound: plain(404, 'crmConnectionNotFound', 'CRM connection not found'),
+  crmChannelNotFound: (channelId: string) =>
+    new DomainError(400, `channelIds: channel not found: ${channelId}`, 'default', 'crmChannelNotFound', { channelId }),
+  unknownCrmKind: (kind: string, kinds: readonly string[]) =>
+    new DomainError(400, `Unknown CRM kind "${kind}"; use one of: ${kinds.join(', ')}`, 'default', 'unknownCrmKind', {
+      kind,
+      kinds: kinds.join(', '),
+    }),
   widgetIdentitySecretMissing: plain(
     400,
     'widgetIdentitySecretMissing',

@@ -20,6 +20,7 @@ test('defaults', () => {
     deliveryRetentionDays: 7,
     logLevel: 'info',
     messengerApis: { telegram: 'https://api.telegram.org', meta: 'https://graph.facebook.com', viber: 'https://chatapi.viber.com' },
+    crmApis: { hubspot: 'https://api.hubapi.com', pipedrive: undefined },
   });
 });
 
@@ -41,6 +42,8 @@ test('every variable is read', () => {
       TELEGRAM_API_URL: 'http://127.0.0.1:8081/',
       META_GRAPH_URL: 'https://graph.example.com',
       VIBER_API_URL: 'https://viber.example.com/base',
+      HUBSPOT_API_URL: 'http://127.0.0.1:8082/',
+      PIPEDRIVE_API_URL: 'https://pipedrive.example.com',
     },
     '/',
   );
@@ -49,6 +52,7 @@ test('every variable is read', () => {
     meta: 'https://graph.example.com',
     viber: 'https://viber.example.com/base',
   });
+  assert.deepEqual(config.crmApis, { hubspot: 'http://127.0.0.1:8082', pipedrive: 'https://pipedrive.example.com' });
   assert.equal(config.port, 8080);
   assert.equal(config.dataDir, '/var/lib/parley');
   assert.equal(config.publicUrl, 'https://chat.example.com');

@@ -1,4 +1,4 @@
-// The web account: sign in, then Overview, Inbox, Channels, Knowledge bases, Deliveries.
+// The web account: sign in, then Overview, Inbox, Channels, Knowledge bases, Deliveries, CRM.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '@parley/contracts';
@@ -13,6 +13,7 @@ import { ChannelsPage } from './pages/channels.tsx';
 import { ChannelPage } from './pages/channel.tsx';
 import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
+import { CrmPage } from './pages/crm.tsx';
 import './style.css';
 
 const NAV = [
@@ -21,6 +22,7 @@ const NAV = [
   { href: '/channels', name: 'Channels' },
   { href: '/knowledge-bases', name: 'Knowledge bases' },
   { href: '/deliveries', name: 'Deliveries' },
+  { href: '/crm', name: 'CRM' },
 ] as const;
 
 function Page({ path }: { path: string }) {
@@ -37,6 +39,8 @@ function Page({ path }: { path: string }) {
       return parts[1] ? <KnowledgeBasePage id={parts[1]} /> : <KnowledgeBasesPage />;
     case 'deliveries':
       return <DeliveriesPage />;
+    case 'crm':
+      return <CrmPage />;
     default:
       return <p>Not found</p>;
   }

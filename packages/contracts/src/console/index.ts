@@ -2,6 +2,7 @@ import type { RouteContract } from '../route.ts';
 import { agentRoutes } from './agent.ts';
 import { authRoutes } from './auth.ts';
 import { channelKindRoutes, channelRoutes } from './channels.ts';
+import { crmRoutes } from './crm.ts';
 import { deliveryRoutes } from './deliveries.ts';
 import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
@@ -12,6 +13,7 @@ export * from './agent.ts';
 export * from './auth.ts';
 export * from './channels.ts';
 export * from './common.ts';
+export * from './crm.ts';
 export * from './deliveries.ts';
 export * from './inbox.ts';
 export * from './knowledge.ts';
@@ -29,4 +31,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(agentRoutes),
   ...Object.values(overviewRoutes),
   ...Object.values(messengerRoutes),
+  ...Object.values(crmRoutes),
 ];

@@ -46,6 +46,8 @@ export interface AgentServiceDeps {
   /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
   customerDelivery?: CustomerDelivery;
   eventsCommitted?: EventsCommitted;
+  /** CRM syncs when the model completes the task (chats-service.ts, recordTaskStatus). */
+  crmSync?: ChatsServiceDeps['crmSync'];
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */
@@ -194,7 +196,7 @@ export function createAgentService(deps: AgentServiceDeps) {
         });
         await recordTaskStatus(
           tx,
-          { chatsStore, channelsStore },
+          { chatsStore, channelsStore, crmSync: deps.crmSync },
           { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
         );
       }
@@ -248,6 +250,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       if (sent) {
         eventsCommitted();
         customerDelivery.wake();
+        if (deps.crmSync) queue.wake();
       }
     },
 

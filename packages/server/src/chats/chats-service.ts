@@ -2,6 +2,7 @@
 // pause). A status change writes its dialog_status_changed event in the same transaction.
 import type { AgentSettings, Chat, ChannelKind, InboxChat, ListChatsQuery } from '@parley/contracts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
+import type { CrmSyncHook } from '../crm/crm-service.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import type { Database, Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
@@ -19,6 +20,8 @@ export interface ChatsServiceDeps {
   queue: Pick<JobQueue, 'enqueue' | 'wake'>;
   clock: Clock;
   eventsCommitted?: EventsCommitted;
+  /** CRM syncs of a chat whose task became done (DESIGN.md, CRM connections), in the same transaction. */
+  crmSync?: CrmSyncHook;
 }
 
 /** `tag=a,b` → chats having all of them; blank names are ignored. */
@@ -81,11 +84,12 @@ async function listCount(store: ChatsStore, { filter, page, tags }: ListArgument
 
 /**
  * Sets the task status in the caller's transaction; when it actually changes, writes dialog_status_changed there
- * too. Returns whether it changed (the caller wakes the delivery worker after the commit).
+ * too, and when it became done, the CRM syncs. Returns whether it changed (the caller wakes the delivery worker
+ * and the job queue after the commit). The one place every source of a status change goes through.
  */
 export async function recordTaskStatus(
   tx: Executor,
-  deps: Pick<ChatsServiceDeps, 'chatsStore' | 'channelsStore'>,
+  deps: Pick<ChatsServiceDeps, 'chatsStore' | 'channelsStore' | 'crmSync'>,
   change: { accountId: string; chatId: string; done: boolean; source: TaskStatusSource; at: () => Date },
 ): Promise<boolean> {
   const { accountId, chatId, done, source } = change;
@@ -105,6 +109,7 @@ export async function recordTaskStatus(
     at,
   });
   await recordEvent(tx, { accountId, channelId: chat.channelId, chatId, payload });
+  if (done) await deps.crmSync?.enqueue(tx, chat);
   return true;
 }
 
@@ -133,7 +138,7 @@ function chatView(chat: ChatRow, channelName: string | null, userTags: Chat['use
   };
 }
 
-export function createChatsService({ db, chatsStore, channelsStore, queue, clock, eventsCommitted = () => {} }: ChatsServiceDeps) {
+export function createChatsService({ db, chatsStore, channelsStore, queue, clock, eventsCommitted = () => {}, crmSync }: ChatsServiceDeps) {
   const store = chatsStore(db);
 
   async function requireChat(accountId: string, chatId: string): Promise<ChatRow> {
@@ -153,9 +158,10 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     source: TaskStatusSource,
   ): Promise<boolean> {
     const changed = await db.transaction((tx) =>
-      recordTaskStatus(tx, { chatsStore, channelsStore }, { accountId, chatId, done, source, at: () => clock.now() }),
+      recordTaskStatus(tx, { chatsStore, channelsStore, crmSync }, { accountId, chatId, done, source, at: () => clock.now() }),
     );
     if (changed) eventsCommitted();
+    if (changed && done && crmSync) queue.wake();
     return changed;
   }
 

@@ -614,3 +614,78 @@ export const widgetConversations = pgTable(
   (t) => [index('widget_conversations_visitor_created_idx').on(t.visitorId, t.createdAt, t.id)],
 );
 
+
+/** Per connection: ids the CRM gave (HubSpot portal, Pipedrive's custom person field for the chat key). */
+export interface StoredCrmSettings {
+  /** HubSpot: the portal (hub) id. */
+  portalId?: string;
+  /** Pipedrive: the key of the person field holding Parley's chat key (`uniqueId`). */
+  chatKeyField?: string;
+}
+
+/**
+ * CRM connections of an account (DESIGN.md, CRM connections). `token` is write-only in the console and sealed at
+ * rest (lib/secret-box.ts); `channel_ids` null = every channel of the account.
+ */
+export const crmConnections = pgTable(
+  'crm_connections',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** hubspot | pipedrive */
+    kind: text('kind').notNull(),
+    /** What the CRM calls the account (HubSpot portal, Pipedrive company). */
+    name: text('name').notNull(),
+    /** Pipedrive's company domain (`<companyDomain>.pipedrive.com`). */
+    companyDomain: text('company_domain'),
+    token: text('token').notNull(),
+    settings: jsonb('settings').$type<StoredCrmSettings>().notNull().default({}),
+    channelIds: jsonb('channel_ids').$type<string[]>(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('crm_connections_account_idx').on(t.accountId, t.createdAt),
+    check('crm_connections_kind_check', sql`${t.kind} in ('hubspot', 'pipedrive')`),
+  ],
+);
+
+/**
+ * A chat as a connection's CRM knows it: the contact and deal ids (a later completion updates them instead of
+ * creating new ones) and the state of its last sync (`failed` rows are the console's list of failures).
+ */
+export const crmLinks = pgTable(
+  'crm_links',
+  {
+    connectionId: uuid('connection_id')
+      .notNull()
+      .references(() => crmConnections.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    contactId: text('contact_id'),
+    dealId: text('deal_id'),
+    /** pending | synced | failed */
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    /** When the chat's task last became done (the sync asked for). */
+    requestedAt: timestamp('requested_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    syncedAt: timestamp('synced_at', { withTimezone: true, precision: 3 }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.connectionId, t.chatId] }),
+    index('crm_links_connection_updated_idx').on(t.connectionId, t.updatedAt.desc()),
+    index('crm_links_failed_idx')
+      .on(t.accountId, t.updatedAt.desc())
+      .where(sql`${t.status} = 'failed'`),
+    index('crm_links_chat_idx').on(t.chatId),
+    check('crm_links_status_check', sql`${t.status} in ('pending', 'synced', 'failed')`),
+  ],
+);

@@ -19,6 +19,8 @@ export interface JobCatalog {
   'agent.reply': { accountId: string; chatId: string };
   /** A reply goes out to a messenger chat (channels/messenger-outbound.ts; a `messenger_sends` row). */
   'messenger.send': { sendId: string };
+  /** A chat whose task became done goes to a CRM (crm/crm-service.ts; keyed by connection and chat). */
+  'crm.sync': { accountId: string; connectionId: string; chatId: string };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */

@@ -74,6 +74,8 @@ export interface TestAppOptions {
   loginAttemptsPerIp?: number;
   /** Messenger API base URLs (the local fakes of support/fake-*.ts); unset: the real services' defaults. */
   messengerApis?: { telegram: string; meta: string; viber: string };
+  /** CRM API base URLs (the local fakes of support/fake-hubspot.ts, fake-pipedrive.ts). */
+  crmApis?: { hubspot: string; pipedrive: string | undefined };
   /**
    * PUBLIC_URL is the app's own real address (default: the fake PUBLIC_URL). Browser tests need links (the widget
    * snippet) that a browser can follow; the port is chosen before the app is built.
@@ -113,6 +115,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       publicUrl: options.realPublicUrl ? `http://127.0.0.1:${port}` : PUBLIC_URL,
       dataDir,
       ...(options.messengerApis ? { messengerApis: options.messengerApis } : {}),
+      ...(options.crmApis ? { crmApis: options.crmApis } : {}),
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),

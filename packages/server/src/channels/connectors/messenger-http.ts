@@ -53,7 +53,7 @@ export function createMessengerHttp(guard: Pick<UrlGuard, 'lookup' | 'allowPriva
     /** A JSON call to a messenger's API; only a network failure or timeout throws (as `unavailable`). */
     async call(
       url: string,
-      options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown } = {},
+      options: { method?: 'GET' | 'POST' | 'PUT' | 'PATCH'; headers?: Record<string, string>; body?: unknown } = {},
     ): Promise<ApiAnswer> {
       const signal = AbortSignal.timeout(API_TIMEOUT_MS);
       try {

@@ -39,6 +39,11 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   invalidRange: () => '«from» должно быть раньше «to»',
   messengerRefused: (p) => `Мессенджер отказал: ${p.description}`,
   messengerUnavailable: (p) => `Мессенджер недоступен: ${p.description}`,
+  crmRefused: (p) => `CRM отказала: ${p.description}`,
+  crmUnavailable: (p) => `CRM недоступна: ${p.description}`,
+  crmConnectionNotFound: () => 'Подключение CRM не найдено',
+  crmChannelNotFound: (p) => `channelIds: канал не найден: ${p.channelId}`,
+  unknownCrmKind: (p) => `Неизвестный тип CRM «${p.kind}»; допустимые: ${p.kinds}`,
   agentEngineFailed: (p) => `Движок агента не ответил: ${p.reason}`,
   widgetIdentitySecretMissing: () => 'widget.identitySecret нужен, когда widget.requireVerifiedIdentity = true',
 };
