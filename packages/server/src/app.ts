@@ -52,7 +52,7 @@ import { createJobQueue } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
 import { DEFAULT_CRM_APIS, DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
-import { preparedQuery, type Database, type Executor, type Listen } from './db/client.ts';
+import { preparedQuery, statementSlots, type Database, type Executor, type Listen } from './db/client.ts';
 import { createIngestStore } from './messages/ingest-store.ts';
 import { createLiveFeed } from './events/live-feed.ts';
 import { DELIVERIES_CHANNEL } from './events/outbox.ts';
@@ -287,6 +287,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     files: { storage: fileStorage, publicUrl: config.publicUrl },
     messagesStore: createMessagesStore,
     ingestStore: createIngestStore(preparedQuery(db)),
+    // Half the pool: batches of other requests and the workers keep connections.
+    ingestConcurrency: Math.max(1, Math.floor(statementSlots(db) / 2)),
     chatsStore: createChatsStore,
     channelsStore: channelsStoreOf,
     clock,

@@ -164,6 +164,12 @@ export function preparedQuery(db: Database): PreparedQuery {
   throw new Error('preparedQuery: the database is neither PGlite nor a node-postgres pool');
 }
 
+/** How many statements the database runs at once for this process: PGlite one, a pool its size. */
+export function statementSlots(db: Database): number {
+  const client = (db as unknown as { $client: unknown }).$client;
+  return client instanceof pg.Pool ? client.options.max ?? 10 : 1;
+}
+
 /** Rows of a raw SQL query; PGlite and node-postgres both answer `{ rows }`. */
 export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };

@@ -72,3 +72,34 @@ test('a request that comes while a batch is being written goes in the next one',
   assert.deepEqual(await Promise.all([first, ...later]), [1, 2, 3]);
   assert.deepEqual(batches, [[1], [2, 3]]);
 });
+
+test('with room for several batches, a key being written waits for its batch to commit', async () => {
+  const gates: (() => void)[] = [];
+  const batches: number[][] = [];
+  const commit = createGroupCommit<Item, number>({
+    maxBatch: 10,
+    concurrency: 2,
+    keyOf: (item) => item.key,
+    write: async (batch) => {
+      batches.push(batch.map((item) => item.value));
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return batch.map((item) => item.value);
+    },
+  });
+  const first = commit.submit({ key: 'a', value: 1 });
+  await new Promise((resolve) => setImmediate(resolve));
+  const second = commit.submit({ key: 'a', value: 2 });
+  const third = commit.submit({ key: 'b', value: 3 });
+  await new Promise((resolve) => setImmediate(resolve));
+  // `b` starts beside the first batch; `a` again only after the first batch is done.
+  assert.deepEqual(batches, [[1], [3]]);
+  gates.shift()?.();
+  await first;
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(batches, [[1], [3], [2]]);
+  for (const gate of gates) gate();
+  gates.length = 0;
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const gate of gates) gate();
+  assert.deepEqual(await Promise.all([second, third]), [2, 3]);
+});

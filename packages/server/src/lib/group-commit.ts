@@ -9,10 +9,13 @@ export interface GroupCommitOptions<I, O> {
   /** Items per statement at most. */
   maxBatch: number;
   /**
-   * Items with the same key never share a batch (one statement cannot change a row twice); they go in later
+   * Items with the same key never share a batch, nor go in a batch while one with their key is being written (one
+   * statement cannot change a row twice, and an item's batch commits after its predecessor's); they go in later
    * batches in the order they came.
    */
   keyOf(item: I): string;
+  /** Batches written at once (1 on PGlite, whose one connection runs one statement at a time). */
+  concurrency?: number;
 }
 
 interface Waiting<I, O> {
@@ -22,18 +25,20 @@ interface Waiting<I, O> {
   reject(error: unknown): void;
 }
 
-export function createGroupCommit<I, O>({ write, maxBatch, keyOf }: GroupCommitOptions<I, O>) {
+export function createGroupCommit<I, O>({ write, maxBatch, keyOf, concurrency = 1 }: GroupCommitOptions<I, O>) {
   let waiting: Waiting<I, O>[] = [];
-  let writing = false;
+  let running = 0;
   let scheduled = false;
+  /** Keys of the items being written. */
+  const busy = new Set<string>();
 
-  /** The next batch: the first waiting item of each key, in arrival order, up to maxBatch. */
+  /** The next batch: the first waiting item of each key not being written, in arrival order, up to maxBatch. */
   function takeBatch(): Waiting<I, O>[] {
     const batch: Waiting<I, O>[] = [];
     const keys = new Set<string>();
     const rest: Waiting<I, O>[] = [];
     for (const entry of waiting) {
-      if (batch.length < maxBatch && !keys.has(entry.key)) {
+      if (batch.length < maxBatch && !keys.has(entry.key) && !busy.has(entry.key)) {
         keys.add(entry.key);
         batch.push(entry);
       } else {
@@ -53,35 +58,39 @@ export function createGroupCommit<I, O>({ write, maxBatch, keyOf }: GroupCommitO
     }
   }
 
-  async function drain(): Promise<void> {
-    writing = true;
+  async function writeBatch(batch: Waiting<I, O>[]): Promise<void> {
+    if (batch.length === 1) return writeOne(batch[0] as Waiting<I, O>);
+    let results: O[];
     try {
-      while (waiting.length > 0) {
-        const batch = takeBatch();
-        if (batch.length === 1) {
-          await writeOne(batch[0] as Waiting<I, O>);
-          continue;
-        }
-        let results: O[];
-        try {
-          results = await write(batch.map((entry) => entry.item));
-        } catch {
-          for (const entry of batch) await writeOne(entry);
-          continue;
-        }
-        batch.forEach((entry, index) => entry.resolve(results[index] as O));
-      }
-    } finally {
-      writing = false;
+      results = await write(batch.map((entry) => entry.item));
+    } catch {
+      for (const entry of batch) await writeOne(entry);
+      return;
+    }
+    batch.forEach((entry, index) => entry.resolve(results[index] as O));
+  }
+
+  /** Starts batches while there is room and something to write. */
+  function pump(): void {
+    while (running < concurrency && waiting.length > 0) {
+      const batch = takeBatch();
+      if (batch.length === 0) return;
+      running += 1;
+      for (const entry of batch) busy.add(entry.key);
+      void writeBatch(batch).finally(() => {
+        running -= 1;
+        for (const entry of batch) busy.delete(entry.key);
+        pump();
+      });
     }
   }
 
   function schedule(): void {
-    if (scheduled || writing) return;
+    if (scheduled) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      void drain();
+      pump();
     });
   }
 
@@ -90,7 +99,8 @@ export function createGroupCommit<I, O>({ write, maxBatch, keyOf }: GroupCommitO
     submit(item: I): Promise<O> {
       return new Promise<O>((resolve, reject) => {
         waiting.push({ item, key: keyOf(item), resolve, reject });
-        schedule();
+        // While every slot is busy, the next finished batch starts the following one.
+        if (running < concurrency) schedule();
       });
     },
   };

@@ -38,6 +38,8 @@ export interface MessagesServiceDeps {
   clock: Clock;
   /** The one-statement ingest of the common path, group-committed (ingest-store.ts). */
   ingestStore: IngestStore;
+  /** Ingest batches written at once (a few on a PostgreSQL pool; one on PGlite). */
+  ingestConcurrency?: number;
   /** Decides whether the agent answers a customer message (rule 3). */
   agent: Pick<AgentService, 'channelPlan' | 'planFor' | 'afterCustomerMessage' | 'wake'>;
   /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
@@ -94,6 +96,7 @@ export function createMessagesService({
   files,
   messagesStore,
   ingestStore,
+  ingestConcurrency = 1,
   chatsStore,
   channelsStore,
   clock,
@@ -129,6 +132,7 @@ export function createMessagesService({
    */
   const batches = createGroupCommit({
     maxBatch: 256,
+    concurrency: ingestConcurrency,
     keyOf: ({ channel, incoming }: { channel: ChannelRow; incoming: IncomingMessage }) => `${channel.id}\u0000${incoming.chat.externalChatId}`,
     write: (batch) => {
       const now = clock.now();
