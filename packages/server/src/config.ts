@@ -25,6 +25,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Base URLs of the messengers' APIs (DESIGN.md, Messenger connectors): operator settings, never per channel. */
   messengerApis: MessengerApis;
+  /** PARLEY_COUNT_STATEMENTS (benchmarks): count SQL statements and write the count here on SIGUSR2. */
+  countStatementsFile: string | undefined;
 }
 
 export interface MessengerApis {
@@ -123,6 +125,11 @@ function host(env: Env, name: string, fallback: string): string {
   throw new ConfigError(name, `must be an IP address or a host name (got "${raw}")`);
 }
 
+function optionalPath(env: Env, name: string, cwd: string): string | undefined {
+  const raw = text(env, name);
+  return raw === undefined ? undefined : path.resolve(cwd, raw);
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const listenHost = host(env, 'HOST', '127.0.0.1');
@@ -151,5 +158,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       meta: baseUrl(env, 'META_GRAPH_URL', DEFAULT_MESSENGER_APIS.meta),
       viber: baseUrl(env, 'VIBER_API_URL', DEFAULT_MESSENGER_APIS.viber),
     },
+    countStatementsFile: optionalPath(env, 'PARLEY_COUNT_STATEMENTS', cwd),
   };
 }

@@ -20,6 +20,7 @@ test('defaults', () => {
     deliveryRetentionDays: 7,
     logLevel: 'info',
     messengerApis: { telegram: 'https://api.telegram.org', meta: 'https://graph.facebook.com', viber: 'https://chatapi.viber.com' },
+    countStatementsFile: undefined,
   });
 });
 
@@ -41,6 +42,7 @@ test('every variable is read', () => {
       TELEGRAM_API_URL: 'http://127.0.0.1:8081/',
       META_GRAPH_URL: 'https://graph.example.com',
       VIBER_API_URL: 'https://viber.example.com/base',
+      PARLEY_COUNT_STATEMENTS: 'bench/statements.json',
     },
     '/',
   );
@@ -56,6 +58,7 @@ test('every variable is read', () => {
   assert.equal(config.rateLimitMax, 100000);
   assert.equal(config.secretsKey, 's'.repeat(32));
   assert.equal(config.logLevel, 'warn');
+  assert.equal(config.countStatementsFile, '/bench/statements.json');
   assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
 });
 
