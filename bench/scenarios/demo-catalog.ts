@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { createAccount } from '../lib/api.ts';
 import { load, responseBytes } from '../lib/load.ts';
 import { freePort, ROOT } from '../lib/processes.ts';
-import { failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
+import { beside, failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
 
 const PRISM_VERSION = '5.14.2';
 const CACHE = path.join(ROOT, 'bench/.cache/prism');
@@ -43,7 +43,7 @@ export const demoCatalog: Scenario = {
     const bytes = await responseBytes(url, { headers });
     const document = await (await fetch(`${server.url}/demo/v1/openapi.json`)).text();
     const options = { headers, connections: CONNECTIONS, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds };
-    const parley = await load({ ...options, url });
+    const parley = await load({ ...options, url, usage: server.usage });
     const peakRssMb = (await server.peakRssMb()) ?? null;
     await server.stop();
 
@@ -66,8 +66,7 @@ export const demoCatalog: Scenario = {
     return [
       row('demo catalog', {
         ...common,
-        ceiling: ceiling.throughput,
-        ceilingOf: 'node:http',
+        ...beside(ceiling),
         notes: [`GET /demo/v1/pets (the account's 5 starting animals, ${bytes} bytes), ${CONNECTIONS} connections`, ...failureNotes(parley)],
       }),
       row('demo catalog vs Prism', {
