@@ -235,6 +235,8 @@ export interface Receiver {
   /** Every event received since the last call (only when started with `record: true`). */
   drain(): Promise<ReceivedEvent[]>;
   reset(): Promise<void>;
+  /** CPU time of the receiver so far (when it serves as a ceiling). */
+  usage(): Promise<Usage>;
   stop(): Promise<void>;
 }
 
@@ -272,6 +274,7 @@ export async function startReceiver(options: { record?: boolean; slowMs?: number
     stats: async () => (await ask<{ type: 'stats'; stats: Record<string, PathStats> }>('stats')).stats,
     drain: async () => (await ask<{ type: 'events'; events: ReceivedEvent[] }>('drain')).events,
     reset: async () => void (await ask('reset')),
+    usage: async () => ({ cpuUs: await cpuMicroseconds(child.pid), statements: undefined }),
     async stop() {
       child.kill('SIGTERM');
       await exited(child);
