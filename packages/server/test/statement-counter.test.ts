@@ -5,7 +5,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { PGlite } from '@electric-sql/pglite';
 import { eq, sql } from 'drizzle-orm';
+import type pg from 'pg';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import { tags } from '../src/db/schema.ts';
 import { createStatementCounter, reportStatementsOnSignal } from '../src/db/statement-counter.ts';
@@ -54,6 +56,21 @@ describe('statement counter', () => {
     assert.equal(await counted(() => database.db.execute(sql`SELECT count(*) FROM tags`)), 1);
     const failing = sql`SELECT 1 / (count(*) - count(*)) FROM tags`;
     assert.equal(await counted(() => database.db.execute(failing).catch(() => undefined)), 1);
+  });
+
+  test("statements sent straight on the driver count too (fixed hot-path statements bypass Drizzle)", async () => {
+    const client = (database.db as unknown as { $client: unknown }).$client;
+    if (database.kind === 'pglite') {
+      const pglite = client as PGlite;
+      assert.equal(await counted(() => pglite.query('SELECT $1::int AS n', [1])), 1);
+      assert.equal(await counted(() => pglite.exec('SELECT 1')), 1);
+      assert.equal(await counted(() => pglite.transaction(async (tx) => tx.query('SELECT 1'))), 3);
+    } else {
+      const pool = client as pg.Pool;
+      const statement = { name: 'statement-counter-test', text: 'SELECT $1::int AS n', values: [1] };
+      assert.equal(await counted(() => pool.query(statement)), 1);
+      assert.equal(await counted(() => pool.query(statement)), 1); // prepared already: still one statement
+    }
   });
 
   test('SIGUSR2 writes the count to the file, numbering the reports', async () => {
