@@ -95,4 +95,19 @@ describe('statement counter', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  test('a file that cannot be written is a warning, not a crash', async () => {
+    const stop = reportStatementsOnSignal(counter, path.join(os.tmpdir(), 'parley-no-such-folder', 'statements.json'));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      process.kill(process.pid, 'SIGUSR2');
+      const warning = await eventually(async () => warnings[0]);
+      assert.match(warning, /^PARLEY_COUNT_STATEMENTS: cannot write .*parley-no-such-folder\/statements\.json: ENOENT/);
+    } finally {
+      process.off('warning', onWarning);
+      stop();
+    }
+  });
 });

@@ -73,8 +73,13 @@ export function reportStatementsOnSignal(counter: StatementCounter, file: string
   const report = () => {
     reports += 1;
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify({ statements: counter.statements, reports })}\n`);
-    renameSync(temporary, file);
+    try {
+      writeFileSync(temporary, `${JSON.stringify({ statements: counter.statements, reports })}\n`);
+      renameSync(temporary, file);
+    } catch (error) {
+      // A wrong path must not take the server down: say so and go on.
+      process.emitWarning(`PARLEY_COUNT_STATEMENTS: cannot write ${file}: ${(error as Error).message}`);
+    }
   };
   process.on('SIGUSR2', report);
   return () => void process.off('SIGUSR2', report);
