@@ -9,15 +9,15 @@ import { scenarioDatabase, findPostgres, type DatabaseKind, type PostgresServer 
 import { startParley, ROOT, type ParleyServer } from './lib/processes.ts';
 import { summarizeProfile } from './lib/profile.ts';
 import { markdownTable } from './lib/report.ts';
-import type { Row, Scenario, ScenarioSettings } from './lib/scenario.ts';
+import { peakRssTarget, row, type Row, type Scenario, type ScenarioSettings } from './lib/scenario.ts';
 import { chatList } from './scenarios/chat-list.ts';
 import { conversations } from './scenarios/conversations.ts';
 import { demoCatalog } from './scenarios/demo-catalog.ts';
-import { gateway } from './scenarios/gateway.ts';
+import { gateway, gatewayReject } from './scenarios/gateway.ts';
 import { ingest } from './scenarios/ingest.ts';
 import { webhookDelivery } from './scenarios/webhook-delivery.ts';
 
-const SCENARIOS: Scenario[] = [gateway, chatList, ingest, conversations, webhookDelivery, demoCatalog];
+const SCENARIOS: Scenario[] = [gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog];
 
 const USAGE = `usage: npm run bench -- [scenario…] [--db pglite|postgres] [--seconds N] [--chats N] [--conversations N]
                          [--deliveries N] [--profile]
@@ -92,6 +92,7 @@ async function main(): Promise<void> {
               dataDir: database.dataDir,
               databaseUrl: database.databaseUrl,
               logFile: path.join(scenarioDir, 'server.log'),
+              statementsFile: path.join(scenarioDir, `statements-${servers.length}.json`),
               ...(values.profile ? { cpuProfileDir: profileDir } : {}),
               ...(env ? { env } : {}),
             });
@@ -99,23 +100,22 @@ async function main(): Promise<void> {
             return server;
           },
         });
+        // Issue #16: the server's peak RSS on PGlite is a target of every scenario.
+        if (db === 'pglite') for (const r of result) r.targets.push(peakRssTarget(r.peakRssMb));
         rows.push(...result);
-        for (const r of result) log(`${r.scenario}: ${r.throughput?.toFixed(0) ?? '-'} ${r.unit}, p99 ${r.p99Ms?.toFixed(1) ?? '-'} ms`);
+        for (const r of result) {
+          const cost = `${r.cpuUs?.toFixed(0) ?? '-'} µs CPU, ${r.statements?.toFixed(2) ?? '-'} statements each`;
+          log(`${r.scenario}: ${r.throughput?.toFixed(0) ?? '-'} ${r.unit}, p99 ${r.p99Ms?.toFixed(1) ?? '-'} ms, ${cost}`);
+        }
       } catch (error) {
         log(`${scenario.name} failed: ${(error as Error).stack ?? String(error)}`);
-        rows.push({
-          scenario: scenario.name,
-          throughput: null,
-          unit: '',
-          p50Ms: null,
-          p99Ms: null,
-          ceiling: null,
-          ceilingOf: null,
-          ratio: null,
-          peakRssMb: null,
-          targets: [{ text: 'runs to the end', met: false }],
-          notes: [`failed: ${(error as Error).message}`],
-        });
+        rows.push(
+          row(scenario.name, {
+            unit: '',
+            targets: [{ text: 'runs to the end', met: false }],
+            notes: [`failed: ${(error as Error).message}`],
+          }),
+        );
       } finally {
         await Promise.all(servers.map((server) => server.stop()));
         await database.drop();

@@ -1,5 +1,7 @@
 // The load generator of every ratio: autocannon as a library, in this process (the servers run in others).
 import autocannon from 'autocannon';
+import { measureCost, NO_COST, type Cost } from './cost.ts';
+import type { Usage } from './processes.ts';
 
 export interface LoadOptions {
   url: string;
@@ -12,16 +14,22 @@ export interface LoadOptions {
   /** Seconds of measurement, after `warmupSeconds` of the same load that is not counted. */
   seconds: number;
   warmupSeconds?: number;
+  /** The status of a successful answer; unset: any 2xx. */
+  expectStatus?: number;
+  /** Usage of the measured server, read just before and after the measured run (not the warm-up). */
+  usage?: () => Promise<Usage>;
 }
 
 export interface LoadResult {
-  /** Successful (2xx) responses per second. */
+  /** Successful responses per second. */
   throughput: number;
   p50Ms: number;
   p99Ms: number;
   requests: number;
-  /** Non-2xx answers and connection errors: a run with any is reported as such, never silently averaged in. */
+  /** Other answers and connection errors: a run with any is reported as such, never silently averaged in. */
   failures: number;
+  /** The server's cost per answered request of the measured run (failed answers cost too). */
+  cost: Cost;
 }
 
 function fire(options: LoadOptions, seconds: number): Promise<autocannon.Result> {
@@ -37,23 +45,30 @@ function fire(options: LoadOptions, seconds: number): Promise<autocannon.Result>
   });
 }
 
+const answered = (result: autocannon.Result): number =>
+  result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+
 export async function load(options: LoadOptions): Promise<LoadResult> {
   if (options.warmupSeconds) await fire(options, options.warmupSeconds);
-  const result = await fire(options, options.seconds);
-  const ok = result['2xx'];
+  const { result, cost } = options.usage
+    ? await measureCost(options.usage, () => fire(options, options.seconds), answered)
+    : { result: await fire(options, options.seconds), cost: NO_COST };
+  const ok = options.expectStatus === undefined ? result['2xx'] : (result.statusCodeStats?.[`${options.expectStatus}`]?.count ?? 0);
   return {
     throughput: ok / result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: ok,
-    failures: result.non2xx + result.errors,
+    failures: answered(result) - ok + result.errors,
+    cost,
   };
 }
 
 /** Response size of one request, so the ceiling can answer a body of the same size. */
-export async function responseBytes(url: string, init: RequestInit = {}): Promise<number> {
+export async function responseBytes(url: string, init: RequestInit = {}, expectStatus?: number): Promise<number> {
   const response = await fetch(url, init);
   const body = Buffer.from(await response.arrayBuffer());
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${body.toString('utf8').slice(0, 300)}`);
+  const expected = expectStatus === undefined ? response.ok : response.status === expectStatus;
+  if (!expected) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${body.toString('utf8').slice(0, 300)}`);
   return body.length;
 }

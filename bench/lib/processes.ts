@@ -1,6 +1,6 @@
 // The processes a benchmark measures or talks to: the Parley server as `npm start` runs it, the bare node:http
 // ceiling, and the webhook receiver. Each is its own process, apart from the load generator (this process).
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -31,18 +31,51 @@ export async function peakRssMb(pid: number | undefined): Promise<number | undef
   }
 }
 
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux almost everywhere). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU time a process has used so far (user + system, every thread of it), in microseconds, from
+ * `/proc/<pid>/stat`; undefined where /proc has no answer. Resolution: one clock tick (10 ms).
+ */
+export async function cpuMicroseconds(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, inside parentheses): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1_000_000) / CLOCK_TICKS : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a measured process has spent so far: CPU time, and the SQL statements it sent (Parley only). */
+export interface Usage {
+  cpuUs: number | undefined;
+  statements: number | undefined;
+}
+
 function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-async function waitForHttp(url: string, child: ChildProcess, what: string, timeoutMs = 120_000): Promise<void> {
+async function waitForHttp(url: string, child: ChildProcess, what: string, timeoutMs = 120_000, status = 200): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} before answering`);
     try {
       const response = await fetch(url);
-      if (response.ok) return;
+      await response.arrayBuffer();
+      if (response.ok || response.status === status) return;
     } catch {
       // not listening yet
     }
@@ -57,6 +90,8 @@ export interface ParleyServer {
   pid: number | undefined;
   /** Peak RSS of the server process until now, in MiB. */
   peakRssMb(): Promise<number | undefined>;
+  /** CPU time and SQL statements of the server so far (read before and after a measured run). */
+  usage(): Promise<Usage>;
   /** SIGTERM, then waits for a clean exit (the CPU profile, if asked for, is written then). */
   stop(): Promise<void>;
 }
@@ -66,6 +101,8 @@ export interface ParleyOptions {
   databaseUrl: string | undefined;
   /** Where the server's stdout and stderr go (pino JSON lines). */
   logFile: string;
+  /** Where the server writes its statement count when asked (PARLEY_COUNT_STATEMENTS, SIGUSR2). */
+  statementsFile: string;
   /** Write a V8 CPU profile of the server to this folder when it stops. */
   cpuProfileDir?: string;
   env?: Record<string, string>;
@@ -87,6 +124,8 @@ export async function startParley(options: ParleyOptions): Promise<ParleyServer>
     // Receivers and model servers of the benchmark are on this machine.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    // Counts the SQL statements the server sends; it writes the count to this file on SIGUSR2.
+    PARLEY_COUNT_STATEMENTS: options.statementsFile,
     ...options.env,
   };
   delete env.REDIS_URL;
@@ -105,11 +144,34 @@ export async function startParley(options: ParleyOptions): Promise<ParleyServer>
     child.kill('SIGKILL');
     throw new Error(`${(error as Error).message} (log: ${options.logFile})`, { cause: error });
   }
+  let reports = 0;
+  const statements = async (): Promise<number | undefined> => {
+    if (child.pid === undefined || child.exitCode !== null) return undefined;
+    const asked = reports + 1;
+    child.kill('SIGUSR2');
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const report = await readFile(options.statementsFile, 'utf8').then(
+        (text) => JSON.parse(text) as { statements: number; reports: number },
+        () => undefined,
+      );
+      if (report && report.reports >= asked) {
+        reports = report.reports;
+        return report.statements;
+      }
+      if (Date.now() > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
   return {
     url,
     adminToken,
     pid: child.pid,
     peakRssMb: () => peakRssMb(child.pid),
+    async usage() {
+      const [cpuUs, count] = await Promise.all([cpuMicroseconds(child.pid), statements()]);
+      return { cpuUs, statements: count };
+    },
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -121,6 +183,8 @@ export async function startParley(options: ParleyOptions): Promise<ParleyServer>
 
 export interface CeilingServer {
   url: string;
+  /** CPU time of the ceiling so far (it sends no SQL). */
+  usage(): Promise<Usage>;
   stop(): Promise<void>;
 }
 
@@ -134,9 +198,10 @@ export async function startCeiling(bytes: number, status = 200): Promise<Ceiling
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/`, child, 'the ceiling server', 10_000);
+  await waitForHttp(`${url}/`, child, 'the ceiling server', 10_000, status);
   return {
     url,
+    usage: async () => ({ cpuUs: await cpuMicroseconds(child.pid), statements: undefined }),
     async stop() {
       child.kill('SIGTERM');
       await exited(child);
@@ -170,6 +235,8 @@ export interface Receiver {
   /** Every event received since the last call (only when started with `record: true`). */
   drain(): Promise<ReceivedEvent[]>;
   reset(): Promise<void>;
+  /** CPU time of the receiver so far (when it serves as a ceiling). */
+  usage(): Promise<Usage>;
   stop(): Promise<void>;
 }
 
@@ -207,6 +274,7 @@ export async function startReceiver(options: { record?: boolean; slowMs?: number
     stats: async () => (await ask<{ type: 'stats'; stats: Record<string, PathStats> }>('stats')).stats,
     drain: async () => (await ask<{ type: 'events'; events: ReceivedEvent[] }>('drain')).events,
     reset: async () => void (await ask('reset')),
+    usage: async () => ({ cpuUs: await cpuMicroseconds(child.pid), statements: undefined }),
     async stop() {
       child.kill('SIGTERM');
       await exited(child);

@@ -22,6 +22,12 @@ export interface Row {
   ratio: number | null;
   /** Peak resident set of the Parley server process (the Node process only: a PostgreSQL server is apart). */
   peakRssMb: number | null;
+  /** Server CPU time (user + system) per unit of `throughput` (a request, a message, a delivery), in µs. */
+  cpuUs: number | null;
+  /** SQL statements the server sent per unit of `throughput`, BEGIN and COMMIT included. */
+  statements: number | null;
+  /** The ceiling's CPU time per request in the same run, in µs (where the ceiling is a process of the bench). */
+  ceilingCpuUs: number | null;
   targets: Target[];
   notes: string[];
 }
@@ -52,10 +58,10 @@ export interface Scenario {
 }
 
 /** The ceiling: the same load against a bare node:http server answering `bytes` bytes with `status`. */
-export async function measureCeiling(bytes: number, status: number, options: Omit<LoadOptions, 'url'>): Promise<LoadResult> {
+export async function measureCeiling(bytes: number, status: number, options: Omit<LoadOptions, 'url' | 'usage'>): Promise<LoadResult> {
   const ceiling = await startCeiling(bytes, status);
   try {
-    return await load({ ...options, url: `${ceiling.url}/` });
+    return await load({ ...options, url: `${ceiling.url}/`, usage: ceiling.usage });
   } finally {
     await ceiling.stop();
   }
@@ -71,6 +77,9 @@ export function row(scenario: string, fields: Partial<Row> & Pick<Row, 'unit'>):
     p99Ms: null,
     ceilingOf: null,
     peakRssMb: null,
+    cpuUs: null,
+    statements: null,
+    ceilingCpuUs: null,
     targets: [],
     notes: [],
     ...fields,
@@ -80,8 +89,28 @@ export function row(scenario: string, fields: Partial<Row> & Pick<Row, 'unit'>):
 }
 
 /** A load run's figures, as a row has them. */
-export function measured(result: LoadResult): Pick<Row, 'throughput' | 'p50Ms' | 'p99Ms'> {
-  return { throughput: result.throughput, p50Ms: result.p50Ms, p99Ms: result.p99Ms };
+export function measured(result: LoadResult): Pick<Row, 'throughput' | 'p50Ms' | 'p99Ms' | 'cpuUs' | 'statements'> {
+  return { throughput: result.throughput, p50Ms: result.p50Ms, p99Ms: result.p99Ms, ...result.cost };
+}
+
+/** The ceiling's figures beside a row's: its rate, what it is, and its own CPU time per request. */
+export function beside(ceiling: LoadResult, ceilingOf = 'node:http'): Pick<Row, 'ceiling' | 'ceilingOf' | 'ceilingCpuUs'> {
+  return { ceiling: ceiling.throughput, ceilingOf, ceilingCpuUs: ceiling.cost.cpuUs };
+}
+
+/** A statements-per-unit target: unmet when the count is missing (the counter did not answer). */
+export function statementsTarget(statements: number | null, most: number, unit: string): Target {
+  return { text: `≤ ${most} statements per ${unit}`, met: statements !== null && statements <= most };
+}
+
+/** Peak RSS of the server on PGlite (issue #16): 400 MB, the column being MiB. */
+export const PGLITE_PEAK_RSS_MB = 400;
+
+export function peakRssTarget(peakRssMb: number | null): Target {
+  return {
+    text: `peak RSS ≤ ${PGLITE_PEAK_RSS_MB} MB (${Math.floor((PGLITE_PEAK_RSS_MB * 1e6) / 2 ** 20)} MiB) on PGlite`,
+    met: peakRssMb !== null && peakRssMb * 2 ** 20 <= PGLITE_PEAK_RSS_MB * 1e6,
+  };
 }
 
 /** Notes a load run that had failed requests (they are not counted in its throughput). */

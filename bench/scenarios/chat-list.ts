@@ -3,20 +3,19 @@
 import { sql } from 'drizzle-orm';
 import { createAccount } from '../lib/api.ts';
 import { load, responseBytes } from '../lib/load.ts';
-import { failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
+import { beside, failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
 import { newId } from '../../packages/server/src/lib/ids.ts';
 
 /** A page of an Inbox; the spec's default (500) is a bulk export rather than a page. */
 const LIMIT = 100;
 const CONNECTIONS = 4;
-const P99_TARGET_MS = 20;
-
-const VARIANTS: [string, Record<string, string>][] = [
-  ['no filter', {}],
-  ['tag', { tag: 'vip' }],
-  ['two tags', { tag: 'common,vip' }],
-  ['complitedTask=true', { complitedTask: 'true' }],
-  ['offset 100,000', { offset: '100000' }],
+/** Issue #16: p99 ≤ 20 ms for every filter, ≤ 60 ms at offset 100,000. */
+const VARIANTS: [string, Record<string, string>, number][] = [
+  ['no filter', {}, 20],
+  ['tag', { tag: 'vip' }, 20],
+  ['two tags', { tag: 'common,vip' }, 20],
+  ['complitedTask=true', { complitedTask: 'true' }, 20],
+  ['offset 100,000', { offset: '100000' }, 60],
 ];
 
 export const chatList: Scenario = {
@@ -68,20 +67,19 @@ export const chatList: Scenario = {
       `${server.url}/api/v1/chats/chat?${new URLSearchParams({ limit: String(LIMIT), ...query }).toString()}`;
     const bytes = await responseBytes(url({}), { headers });
     const runs = [];
-    for (const [name, query] of VARIANTS) {
-      runs.push({ name, result: await load({ ...options, url: url(query) }) });
+    for (const [name, query, p99TargetMs] of VARIANTS) {
+      runs.push({ name, p99TargetMs, result: await load({ ...options, url: url(query), usage: server.usage }) });
     }
     const peakRssMb = (await server.peakRssMb()) ?? null;
     await server.stop();
     const ceiling = await measureCeiling(bytes, 200, options);
-    return runs.map(({ name, result }) =>
+    return runs.map(({ name, p99TargetMs, result }) =>
       row(`chat list: ${name}`, {
         unit: 'req/s',
         ...measured(result),
-        ceiling: ceiling.throughput,
-        ceilingOf: 'node:http',
+        ...beside(ceiling),
         peakRssMb,
-        targets: [{ text: `p99 ≤ ${P99_TARGET_MS} ms`, met: result.p99Ms <= P99_TARGET_MS }],
+        targets: [{ text: `p99 ≤ ${p99TargetMs} ms`, met: result.p99Ms <= p99TargetMs }],
         notes: [`${chats.toLocaleString('en-US')} chats, limit=${LIMIT}, ${CONNECTIONS} connections`, ...failureNotes(result)],
       }),
     );

@@ -4,7 +4,8 @@
 // every expected event arrived (3 customer messages and 3 replies per conversation, deduplicated by message id).
 import { createAccount, createApiChannel, sendMessageBody } from '../lib/api.ts';
 import { now, startReceiver, type ReceivedEvent } from '../lib/processes.ts';
-import { percentile, row, type Scenario } from '../lib/scenario.ts';
+import { costPer } from '../lib/cost.ts';
+import { percentile, row, statementsTarget, type Scenario } from '../lib/scenario.ts';
 import { Agent, request } from 'undici';
 
 const IN_FLIGHT = 100;
@@ -86,6 +87,9 @@ export const conversations: Scenario = {
       const headers = { authorization: account.key, 'content-type': 'application/json' };
       let timeouts = 0;
       let postFailures = 0;
+      let posted = 0;
+      /** Conversations whose last reply arrived within START_DEADLINE_MS of the start. */
+      let finishedInTime = 0;
       const converse = async (n: number) => {
         const externalChatId = `conversation-${n}`;
         const conversation: Conversation = { postedAt: [], userEvents: [], replyEvents: [], seen: new Set() };
@@ -102,6 +106,7 @@ export const conversations: Scenario = {
             };
           });
           conversation.postedAt.push(now());
+          posted += 1;
           const response = await request(url, { method: 'POST', headers, body: sendMessageBody(channelId, externalChatId, text), dispatcher });
           await response.body.dump();
           if (response.statusCode !== 201) postFailures += 1;
@@ -110,8 +115,10 @@ export const conversations: Scenario = {
             return;
           }
         }
+        if (now() - started <= START_DEADLINE_MS) finishedInTime += 1;
       };
 
+      const usageBefore = await server.usage();
       const started = now();
       let next = 0;
       await Promise.all(
@@ -129,6 +136,8 @@ export const conversations: Scenario = {
       polling = false;
       await poller;
       dispatch(await receiver.drain());
+      // Everything the server did for the customer messages: ingest, agent jobs, replies, both webhooks each.
+      const cost = costPer(usageBefore, await server.usage(), posted);
       const peakRssMb = (await server.peakRssMb()) ?? null;
 
       const toUser: number[] = [];
@@ -141,20 +150,27 @@ export const conversations: Scenario = {
       toReply.sort((a, b) => a - b);
       const lost = expected - received();
       log(`${done} of ${total} conversations in ${seconds.toFixed(1)} s; ${lost} events lost, ${duplicates} duplicates, ${timeouts} replies timed out`);
-      const userP99 = percentile(toUser, 99);
       const replyP99 = percentile(toReply, 99);
       const finished = done === total ? `all ${total.toLocaleString('en-US')}` : `${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} (no start after ${START_DEADLINE_MS / 1000} s)`;
-      const notes = [`${finished} conversations × ${MESSAGES} messages, ${IN_FLIGHT} at a time, ${seconds.toFixed(1)} s in all`];
-      const common = { unit: 'msg/s', throughput: (done * MESSAGES) / seconds, peakRssMb };
+      const notes = [
+        `${finished} conversations started × ${MESSAGES} messages, ${IN_FLIGHT} at a time, ${seconds.toFixed(1)} s in all; ${finishedInTime.toLocaleString('en-US')} done within ${START_DEADLINE_MS / 1000} s`,
+      ];
+      // Cost per customer message, each with the agent's reply and both webhook deliveries.
+      const common = { unit: 'msg/s', throughput: (done * MESSAGES) / seconds, peakRssMb, ...cost };
+      // Issue #16's targets: half of 10,000 conversations within 60 s on PostgreSQL; the reply's webhook p99.
+      const half = Math.ceil(total / 2);
       return [
         row('conversations: POST → customer-message webhook', {
           ...common,
           p50Ms: percentile(toUser, 50),
-          p99Ms: userP99,
+          p99Ms: percentile(toUser, 99),
           targets: [
-            ...(db === 'postgres' ? [{ text: `${total.toLocaleString('en-US')} conversations in < 60 s`, met: done === total && total >= 10_000 && seconds < 60 }] : []),
-            { text: 'p99 ≤ 50 ms', met: userP99 !== null && userP99 <= 50 },
+            ...(db === 'postgres'
+              ? [{ text: `≥ ${half.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} conversations done within 60 s`, met: finishedInTime >= half }]
+              : []),
             { text: 'zero lost events', met: lost === 0 },
+            { text: 'zero duplicates (a message id seen twice at the receiver)', met: duplicates === 0 },
+            statementsTarget(cost.statements, 12, 'customer message (agent reply and both webhooks included)'),
           ],
           notes: [...notes, `${expected - lost} of ${expected} events arrived, ${duplicates} duplicates`, ...(postFailures ? [`${postFailures} POSTs failed`] : [])],
         }),
@@ -162,7 +178,7 @@ export const conversations: Scenario = {
           ...common,
           p50Ms: percentile(toReply, 50),
           p99Ms: replyP99,
-          targets: [{ text: 'p99 ≤ 100 ms', met: replyP99 !== null && replyP99 <= 100 }],
+          targets: [{ text: 'p99 ≤ 500 ms', met: replyP99 !== null && replyP99 <= 500 }],
           notes: timeouts ? [`${timeouts} replies did not come within ${REPLY_TIMEOUT_MS / 1000} s`] : [],
         }),
       ];

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createAccount } from '../lib/api.ts';
 import { load, responseBytes } from '../lib/load.ts';
-import { freePort, ROOT } from '../lib/processes.ts';
-import { failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
+import { cpuMicroseconds, freePort, ROOT } from '../lib/processes.ts';
+import { beside, failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
 
 const PRISM_VERSION = '5.14.2';
 const CACHE = path.join(ROOT, 'bench/.cache/prism');
@@ -43,7 +43,7 @@ export const demoCatalog: Scenario = {
     const bytes = await responseBytes(url, { headers });
     const document = await (await fetch(`${server.url}/demo/v1/openapi.json`)).text();
     const options = { headers, connections: CONNECTIONS, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds };
-    const parley = await load({ ...options, url });
+    const parley = await load({ ...options, url, usage: server.usage });
     const peakRssMb = (await server.peakRssMb()) ?? null;
     await server.stop();
 
@@ -56,7 +56,7 @@ export const demoCatalog: Scenario = {
     try {
       const prismUrl = `http://127.0.0.1:${port}/pets`;
       await until(async () => (await fetch(prismUrl, { headers })).ok, 'Prism');
-      prismResult = await load({ ...options, url: prismUrl });
+      prismResult = await load({ ...options, url: prismUrl, usage: async () => ({ cpuUs: await cpuMicroseconds(prism.pid), statements: undefined }) });
     } finally {
       prism.kill('SIGTERM');
     }
@@ -66,14 +66,12 @@ export const demoCatalog: Scenario = {
     return [
       row('demo catalog', {
         ...common,
-        ceiling: ceiling.throughput,
-        ceilingOf: 'node:http',
+        ...beside(ceiling),
         notes: [`GET /demo/v1/pets (the account's 5 starting animals, ${bytes} bytes), ${CONNECTIONS} connections`, ...failureNotes(parley)],
       }),
       row('demo catalog vs Prism', {
         ...common,
-        ceiling: prismResult.throughput,
-        ceilingOf: `Prism ${PRISM_VERSION} mock`,
+        ...beside(prismResult, `Prism ${PRISM_VERSION} mock`),
         ratio: versusPrism,
         targets: [{ text: '≥ 5× Prism', met: versusPrism >= 5 }],
         notes: [`Prism p50 / p99: ${prismResult.p50Ms} / ${prismResult.p99Ms} ms`, ...failureNotes(prismResult, 'Prism requests')],

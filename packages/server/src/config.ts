@@ -27,6 +27,8 @@ export interface Config {
   messengerApis: MessengerApis;
   /** Base URLs of the CRMs' APIs (DESIGN.md, CRM connections): operator settings, never per connection. */
   crmApis: CrmApis;
+  /** PARLEY_COUNT_STATEMENTS (benchmarks): count SQL statements and write the count here on SIGUSR2. */
+  countStatementsFile: string | undefined;
 }
 
 export interface CrmApis {
@@ -133,6 +135,11 @@ function host(env: Env, name: string, fallback: string): string {
   throw new ConfigError(name, `must be an IP address or a host name (got "${raw}")`);
 }
 
+function optionalPath(env: Env, name: string, cwd: string): string | undefined {
+  const raw = text(env, name);
+  return raw === undefined ? undefined : path.resolve(cwd, raw);
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const listenHost = host(env, 'HOST', '127.0.0.1');
@@ -165,5 +172,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       hubspot: baseUrl(env, 'HUBSPOT_API_URL', DEFAULT_CRM_APIS.hubspot),
       pipedrive: text(env, 'PIPEDRIVE_API_URL') === undefined ? undefined : baseUrl(env, 'PIPEDRIVE_API_URL', ''),
     },
+    countStatementsFile: optionalPath(env, 'PARLEY_COUNT_STATEMENTS', cwd),
   };
 }

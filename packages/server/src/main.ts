@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
+import { createStatementCounter, reportStatementsOnSignal } from './db/statement-counter.ts';
 import { DataDirLockedError, lockDataDir } from './db/data-dir-lock.ts';
 import { loadOrCreateSecret } from './lib/secrets.ts';
 import { createLogger } from './logger.ts';
@@ -79,9 +80,14 @@ async function main(): Promise<void> {
   const jwtSecret = config.jwtSecret ?? (await loadOrCreateSecret(config.dataDir, 'jwt-secret')).value;
   const secretsKey = config.secretsKey ?? (await loadOrCreateSecret(config.dataDir, 'secrets-key')).value;
 
-  const database = await openDatabase(
-    config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir) },
-  );
+  // Benchmarks only (docs/performance.md); when off, no driver is wrapped.
+  const countFile = config.countStatementsFile;
+  const statementCounter = countFile === undefined ? undefined : createStatementCounter();
+  if (statementCounter && countFile) reportStatementsOnSignal(statementCounter, countFile);
+  const database = await openDatabase({
+    ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir) }),
+    statementCounter,
+  });
   const app = await buildApp({
     config: { ...config, adminToken, jwtSecret, secretsKey },
     db: database.db,

@@ -21,6 +21,7 @@ test('defaults', () => {
     logLevel: 'info',
     messengerApis: { telegram: 'https://api.telegram.org', meta: 'https://graph.facebook.com', viber: 'https://chatapi.viber.com' },
     crmApis: { hubspot: 'https://api.hubapi.com', pipedrive: undefined },
+    countStatementsFile: undefined,
   });
 });
 
@@ -44,6 +45,7 @@ test('every variable is read', () => {
       VIBER_API_URL: 'https://viber.example.com/base',
       HUBSPOT_API_URL: 'http://127.0.0.1:8082/',
       PIPEDRIVE_API_URL: 'https://pipedrive.example.com',
+      PARLEY_COUNT_STATEMENTS: 'bench/statements.json',
     },
     '/',
   );
@@ -60,6 +62,7 @@ test('every variable is read', () => {
   assert.equal(config.rateLimitMax, 100000);
   assert.equal(config.secretsKey, 's'.repeat(32));
   assert.equal(config.logLevel, 'warn');
+  assert.equal(config.countStatementsFile, '/bench/statements.json');
   assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
 });
 

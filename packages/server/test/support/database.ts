@@ -4,13 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts';
+import type { StatementCounter } from '../../src/db/statement-counter.ts';
 
-export async function openTestDatabase(): Promise<DatabaseHandle> {
+export async function openTestDatabase(options: { statementCounter?: StatementCounter } = {}): Promise<DatabaseHandle> {
+  const { statementCounter } = options;
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const template = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
     const loadDataDir = template ? new Blob([await readFile(template)]) : undefined;
-    return openDatabase({ kind: 'pglite', ...(loadDataDir ? { loadDataDir } : {}) });
+    return openDatabase({ kind: 'pglite', ...(loadDataDir ? { loadDataDir } : {}), statementCounter });
   }
   const base = new URL(serverUrl);
   const name = `${base.pathname.slice(1) || 'parley'}_t${randomBytes(6).toString('hex')}`;
@@ -23,7 +25,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
   }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5, statementCounter });
   return {
     ...handle,
     async close() {
