@@ -7,7 +7,7 @@ import type { DatabaseHandle } from '../src/db/client.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { createDeliveryStore } from '../src/webhooks/delivery-store.ts';
 import { openTestDatabase } from './support/database.ts';
-import { eventually } from './support/events.ts';
+import { eventsOf, eventually } from './support/events.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
@@ -86,6 +86,14 @@ describe('GET /api/v1/events', () => {
       res.body.events.map((e) => e.payload),
       [...delivered].sort((a, b) => ['one', 'two', 'three'].indexOf(byText(a)) - ['one', 'two', 'three'].indexOf(byText(b))),
     );
+    // Every kind is served whole: a status change equals its stored payload, field for field.
+    const chatId = res.body.events[0]?.payload.chat.id ?? '';
+    assert.equal((await t.api(s.user.key, '/chats/chat/done', { id: chatId })).status, 202);
+    const withStatus = await feedOf(t, s.user.key, 4);
+    const stored = await eventsOf(database.db, s.channelId);
+    assert.deepEqual(withStatus.body.events.map((e) => e.id), stored.map((e) => e.id));
+    assert.deepEqual(withStatus.body.events.map((e) => e.payload), stored.map((e) => e.payload));
+    assert.equal(withStatus.body.events[3]?.payload.event, 'dialog_status_changed');
   });
 
   test('pages with the cursor: every event once, none skipped; an empty page keeps the cursor', async () => {
