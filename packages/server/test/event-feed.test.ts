@@ -1,9 +1,15 @@
 // The event feed (GET /api/v1/events, issue #18): the account's webhook events in commit order with a stable
 // cursor, payloads exactly as the webhook receives them, kept across a restart, isolated between accounts.
 import assert from 'node:assert/strict';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle } from 'drizzle-orm/pglite';
+import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { EventPage, WebhookEvent } from '@parley/contracts';
-import type { DatabaseHandle } from '../src/db/client.ts';
+import { MIGRATIONS_FOLDER, type DatabaseHandle } from '../src/db/client.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { createDeliveryStore } from '../src/webhooks/delivery-store.ts';
 import { openTestDatabase } from './support/database.ts';
@@ -239,4 +245,38 @@ describe('GET /api/v1/events', () => {
     await s.send('prune', 'new');
     assert.deepEqual(textsOf((await feedOf(t, s.user.key, 1, { after: before.body.nextCursor ?? '' })).body), ['new']);
   });
+});
+
+test('migration 0013 gives events:read to the keys that had every scope, and only to them', async () => {
+  // A database migrated up to 0012 (the folder without 0013), two keys made then, then every migration.
+  const before13 = await mkdtemp(path.join(os.tmpdir(), 'parley-migrations-'));
+  try {
+    for (const file of await readdir(MIGRATIONS_FOLDER)) {
+      if (file.endsWith('.sql') && file !== '0013_event_feed.sql') await copyFile(path.join(MIGRATIONS_FOLDER, file), path.join(before13, file));
+    }
+    await mkdir(path.join(before13, 'meta'));
+    const journal = JSON.parse(await readFile(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+    journal.entries = journal.entries.filter((entry) => entry.tag !== '0013_event_feed');
+    await writeFile(path.join(before13, 'meta/_journal.json'), JSON.stringify(journal));
+    const client = await PGlite.create();
+    try {
+      const db = drizzle(client);
+      await migrate(db, { migrationsFolder: before13 });
+      await client.exec(`
+        INSERT INTO accounts (id, email, password_hash) VALUES ('00000000-0000-7000-8000-000000000001', 'old@example.com', 'x');
+        INSERT INTO api_keys (id, account_id, key_hash, prefix, scopes) VALUES
+          ('00000000-0000-7000-8000-000000000002', '00000000-0000-7000-8000-000000000001', 'h1', 'p1', '{chats:read,chats:write,tags,messages,feedback}'),
+          ('00000000-0000-7000-8000-000000000003', '00000000-0000-7000-8000-000000000001', 'h2', 'p2', '{chats:read,tags}');`);
+      await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      const keys = await client.query<{ prefix: string; scopes: string[] }>('SELECT prefix, scopes FROM api_keys ORDER BY prefix');
+      assert.deepEqual(keys.rows, [
+        { prefix: 'p1', scopes: ['chats:read', 'chats:write', 'tags', 'messages', 'feedback', 'events:read'] },
+        { prefix: 'p2', scopes: ['chats:read', 'tags'] },
+      ]);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await rm(before13, { recursive: true, force: true });
+  }
 });
