@@ -193,6 +193,19 @@ describe('ParleyClient', () => {
       const page = await s.parley.events.list();
       assert.equal(page.events.length, 1);
       assert.deepEqual(await kinds(page.nextCursor ?? undefined), []);
+
+      // follow: keeps polling once caught up, until the signal aborts.
+      const stop = new AbortController();
+      const followed: string[] = [];
+      const following = (async () => {
+        for await (const event of s.parley.events.iterate({ after: page.nextCursor ?? undefined, follow: true, pollIntervalMs: 50, signal: stop.signal })) {
+          followed.push(event.payload.event);
+          stop.abort();
+        }
+      })();
+      await s.parley.chats.undone(page.events[0]?.payload.chat.id ?? '');
+      await following;
+      assert.deepEqual(followed, ['dialog_status_changed']);
     } finally {
       await s.close();
     }

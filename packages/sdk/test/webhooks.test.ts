@@ -239,6 +239,29 @@ describe('webhook receiver', () => {
     }
   });
 
+  test('the answer does not wait for the callbacks', async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    let finished = false;
+    const receiver = createWebhookReceiver({
+      onNewMessages: async () => {
+        await slow;
+        finished = true;
+      },
+    });
+    const server = await listen(createServer(createNodeHandler(receiver)));
+    try {
+      const res = await post(server.url, JSON.stringify(sampleEvent('slow-1')));
+      assert.deepEqual(res, { status: 200, body: { ok: true } });
+      assert.equal(finished, false, 'answered while the callback still runs');
+      release();
+      await receiver.idle();
+      assert.equal(finished, true);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a failing callback goes to onError and its event can be handled again', async () => {
     const errors: unknown[] = [];
     let fail = true;
