@@ -6,10 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { EventPage, WebhookEvent } from '@parley/contracts';
-import { MIGRATIONS_FOLDER, type DatabaseHandle } from '../src/db/client.ts';
+import { MIGRATIONS_FOLDER, queryRows, type DatabaseHandle } from '../src/db/client.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { createDeliveryStore } from '../src/webhooks/delivery-store.ts';
 import { openTestDatabase } from './support/database.ts';
@@ -160,6 +161,26 @@ describe('GET /api/v1/events', () => {
     await slow;
     const done = await feedOf(t, s.user.key, 2, { after: cursor });
     assert.deepEqual(textsOf(done.body), ['late', 'after']);
+  });
+
+  test('transaction ids are ordered as numbers, not as text (99 before 100)', async (ctx) => {
+    const s = await setUp(t, null);
+    const xid = async () => BigInt((await queryRows<{ x: string }>(database.db, sql`SELECT pg_current_xact_id()::text AS x`))[0]?.x ?? '0');
+    // The next power of ten (999 → 1000): reachable on a fresh PGlite; a shared server's ids are far past it.
+    const now = await xid();
+    const boundary = 10n ** BigInt(now.toString().length);
+    if (boundary - now > 5000n) return ctx.skip(`transaction id ${now} is too far from ${boundary}`);
+    // Each statement outside a transaction takes a new id: stop two short of the boundary.
+    while ((await xid()) < boundary - 3n) {
+      // next one
+    }
+    await s.send('digits', 'before');
+    while ((await xid()) < boundary) {
+      // next one
+    }
+    await s.send('digits', 'after');
+    const page = await feedOf(t, s.user.key, 2);
+    assert.deepEqual(textsOf(page.body), ['before', 'after']);
   });
 
   test('nothing is lost across a restart on the same database', async () => {

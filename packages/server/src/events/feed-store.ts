@@ -22,9 +22,10 @@ export function createFeedStore(db: Executor) {
   return {
     /** Up to `limit` events of the account after `after` (exclusive), oldest commit first. */
     async after(accountId: string, after: FeedPosition | undefined, limit: number): Promise<FeedRow[]> {
-      const rows = await queryRows<{ id: string; xid: string; channel_id: string; created_at: Date | string; payload: WebhookEvent }>(
+      // `xid_text`, not `xid`: ORDER BY would take an output column of that name and sort the text.
+      const rows = await queryRows<{ id: string; xid_text: string; channel_id: string; created_at: Date | string; payload: WebhookEvent }>(
         db,
-        sql`SELECT id, xid::text AS xid, channel_id, created_at, payload FROM events
+        sql`SELECT id, xid::text AS xid_text, channel_id, created_at, payload FROM events
             WHERE account_id = ${accountId}
               AND xid < pg_snapshot_xmin(pg_current_snapshot())
               ${after ? sql`AND (xid, id) > (${after.xid}::xid8, ${after.id}::uuid)` : sql``}
@@ -33,7 +34,7 @@ export function createFeedStore(db: Executor) {
       );
       return rows.map((row) => ({
         id: row.id,
-        xid: row.xid,
+        xid: row.xid_text,
         channelId: row.channel_id,
         createdAt: new Date(row.created_at),
         payload: row.payload,
