@@ -68,6 +68,9 @@ import { gateway } from './http/public/gateway.ts';
 import { createUploadReader } from './http/public/uploads.ts';
 import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts';
 import { registerTagRoutes } from './http/public/tags-routes.ts';
+import { registerEventRoutes } from './http/public/events-routes.ts';
+import { createFeedService } from './events/feed-service.ts';
+import { createFeedStore } from './events/feed-store.ts';
 import { widgetPlugin } from './http/widget/widget-plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
@@ -388,6 +391,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routes: (api) => {
       registerChatRoutes(api, chats);
       registerTagRoutes(api, tags);
+      registerEventRoutes(api, createFeedService({ store: createFeedStore(db) }));
       registerMessageRoutes(api, messages, feedback, createUploadReader(fileStorage));
     },
   });

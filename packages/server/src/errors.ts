@@ -42,6 +42,7 @@ export const Errors = {
   messageAlreadyDisliked: plain(400, 'messageAlreadyDisliked', 'Message already disliked'),
   messageAlreadyLiked: plain(400, 'messageAlreadyLiked', 'Message already liked'),
   knowledgeBaseNotConnected: plain(400, 'knowledgeBaseNotConnected', 'Knowledge base not connected'),
+  invalidCursor: plain(400, 'invalidCursor', 'Invalid cursor'),
   notQueued: plain(503, 'notQueued', 'The command could not be queued; retry later'),
   tooManyFiles: plain(400, 'tooManyFiles', 'At most 10 files per message'),
   fileTooLarge: plain(413, 'fileTooLarge', 'File too large: at most 10 MB per file'),

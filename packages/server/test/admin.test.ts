@@ -12,7 +12,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const ALL_SCOPES = ['chats:read', 'chats:write', 'tags', 'messages', 'feedback'];
+const ALL_SCOPES = ['chats:read', 'chats:write', 'tags', 'messages', 'feedback', 'events:read'];
 const unique = (name: string) => `${name}-${process.pid}-${Date.now()}@example.com`;
 
 describe('operator token', () => {

@@ -96,6 +96,7 @@ describe('scopes (DESIGN.md, Operator API)', () => {
       'POST /chats/chat/send-message-universal': 'messages',
       'GET /chats/chat/like': 'feedback',
       'POST /chats/chat/dislike': 'feedback',
+      'GET /events': 'events:read',
     };
     const actual = Object.fromEntries(
       Object.values(publicRoutes as Record<string, RouteContract>).map((r) => [`${r.method} ${r.url}`, r.scope]),

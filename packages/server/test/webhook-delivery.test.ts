@@ -9,7 +9,7 @@ import { queryRows } from '../src/db/client.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { newId } from '../src/lib/ids.ts';
 import { sampleNewMessagesEvent } from '../src/webhooks/payloads.ts';
-import { eventually } from './support/events.ts';
+import { eventsOf, eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 
@@ -390,8 +390,15 @@ describe('delivery log and redelivery (console)', () => {
       sql`insert into deliveries (id, event_id, account_id, channel_id, status, next_attempt_at, finished_at)
           select gen_random_uuid(), event_id, account_id, channel_id, 'failed', now(), now() - interval '30 days' from deliveries where channel_id = ${channelId}`,
     );
+    await t.database.db.execute(sql`update events set created_at = now() - interval '8 days' where channel_id = ${channelId}`);
     const restarted = await startTestApp({ database: t.database }); // a worker start prunes
     await restarted.close();
     assert.deepEqual((await deliveries()).map((d) => d.status), ['failed']);
+    // An old event is kept while a delivery (the failed one) needs it, and pruned with its last delivery.
+    assert.equal((await eventsOf(t.database.db, channelId)).length, 1);
+    await t.database.db.execute(sql`delete from deliveries where channel_id = ${channelId}`);
+    const again = await startTestApp({ database: t.database });
+    await again.close();
+    assert.equal((await eventsOf(t.database.db, channelId)).length, 0);
   });
 });

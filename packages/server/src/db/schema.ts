@@ -56,6 +56,8 @@ export const apiKeys = pgTable(
 );
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+/** A 64-bit transaction id (PostgreSQL `xid8`), read as its decimal text. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
 
 /** Agent settings as stored (spec, Webhook settings object). */
 export interface StoredAgentSettings {
@@ -399,8 +401,14 @@ export const events = pgTable(
     kind: text('kind').notNull(),
     payload: jsonb('payload').notNull(),
     createdAt: createdAt(),
+    /** The writing transaction (a column default: `recordEvent` does not set it); the feed's commit order. */
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
   },
-  (t) => [index('events_channel_created_idx').on(t.channelId, t.createdAt), index('events_chat_idx').on(t.chatId)],
+  (t) => [
+    index('events_channel_created_idx').on(t.channelId, t.createdAt),
+    index('events_chat_idx').on(t.chatId),
+    index('events_account_xid_idx').on(t.accountId, t.xid, t.id),
+  ],
 );
 
 /** Durable background jobs: done/undone commands, agent replies. */

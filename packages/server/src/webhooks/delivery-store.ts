@@ -149,8 +149,20 @@ export function createDeliveryStore(db: Database) {
       await db.update(deliveries).set({ lockedUntil: null }).where(eq(deliveries.status, 'pending'));
     },
 
+    /**
+     * Deletes deliveries delivered before `olderThan`, then events created before it that no delivery needs any
+     * more (a failed or pending delivery keeps its event): the event feed keeps events for the retention period.
+     */
     async pruneDelivered(olderThan: Date): Promise<void> {
       await db.delete(deliveries).where(and(eq(deliveries.status, 'delivered'), lt(deliveries.finishedAt, olderThan)));
+      await db
+        .delete(events)
+        .where(
+          and(
+            lt(events.createdAt, olderThan),
+            sql`NOT EXISTS (SELECT 1 FROM ${deliveries} WHERE ${deliveries.eventId} = ${events.id})`,
+          ),
+        );
     },
 
     async listForChannel(accountId: string, channelId: string, limit: number) {
