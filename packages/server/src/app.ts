@@ -72,7 +72,7 @@ import { registerEventRoutes } from './http/public/events-routes.ts';
 import { createFeedService } from './events/feed-service.ts';
 import { createFeedStore } from './events/feed-store.ts';
 import { widgetPlugin } from './http/widget/widget-plugin.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { schemaErrorFormatter, validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
 import { createRetriever } from './knowledge/retrieval.ts';
@@ -145,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // One access-log line per request (below) instead of Fastify's two.
     disableRequestLogging: true,
+    schemaErrorFormatter,
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });

@@ -516,7 +516,11 @@ describe('private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)', { concurrency:
     const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'Local model' } });
     assert.equal(channel.status, 201, channel.text);
     const engine = { kind: 'openai-compatible', baseUrl, model: 'test-model', timeoutSeconds: 1, transcriptionModel: null };
-    await t.database.db.execute(sql`update channels set agent_engine = ${JSON.stringify(engine)}::jsonb where id = ${channel.body.id}`);
+    // Beside the app (it refuses loopback model servers), announced as the app announces its changes.
+    await t.database.db.execute(
+      sql`WITH changed AS (update channels set agent_engine = ${JSON.stringify(engine)}::jsonb where id = ${channel.body.id} returning id)
+          SELECT pg_notify('parley_cache', 'channel:' || id) FROM changed`,
+    );
     return { user, channelId: channel.body.id };
   }
 

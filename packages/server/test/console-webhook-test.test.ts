@@ -144,7 +144,10 @@ describe('with private networks refused (the default)', () => {
     const channel = (await t.console<Channel>(token, 'POST', '/channel/custom/connect/', { body: { name: 'Rebind' } })).body;
     for (const url of [`${receiver.url}/hook`, `http://localhost:${new URL(receiver.url).port}/hook`]) {
       // As if DNS changed after the check: the saved URL now points at this machine.
-      await t.database.db.execute(sql`update channels set webhook_url = ${url} where id = ${channel.id}`);
+      await t.database.db.execute(
+        sql`WITH changed AS (update channels set webhook_url = ${url} where id = ${channel.id} returning id)
+            SELECT pg_notify('parley_cache', 'channel:' || id) FROM changed`,
+      );
       const res = await t.console<TestResult>(token, 'POST', `/webhooks/custom/${channel.id}/test`);
       assert.equal(res.status, 200);
       assert.equal(res.body.success, false, url);

@@ -173,11 +173,17 @@ test('model server settings are checked when saved; a bad stored value is a 502,
   assert.equal(webhook.status, 400, webhook.text);
   assert.match(webhook.text, /webhookUrl points to a private/);
 
-  // A value stored before these checks existed.
+  // A value stored before these checks existed (written beside the app, announced as the app announces its changes).
   await t.database.db.execute(
-    sql`update channels set agent_engine = ${JSON.stringify({ kind: 'openai-compatible', baseUrl: 'http://%00/x', model: 'm', timeoutSeconds: 5, transcriptionModel: null })}::jsonb where id = ${channelId}`,
+    sql`WITH changed AS (
+          update channels set agent_engine = ${JSON.stringify({ kind: 'openai-compatible', baseUrl: 'http://%00/x', model: 'm', timeoutSeconds: 5, transcriptionModel: null })}::jsonb
+          where id = ${channelId} returning id)
+        SELECT pg_notify('parley_cache', 'channel:' || id) FROM changed`,
   );
-  const tried = await t.console(token, 'POST', `/chat/test/${channelId}/`, { body: { text: 'hello' } });
+  const tried = await eventually(async () => {
+    const res = await t.console(token, 'POST', `/chat/test/${channelId}/`, { body: { text: 'hello' } });
+    return res.status === 200 ? undefined : res;
+  }, 2_000);
   assert.equal(tried.status, 502, tried.text);
   assert.match(tried.text, /not a valid URL/);
 });

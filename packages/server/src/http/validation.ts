@@ -129,3 +129,18 @@ export function describeValidationErrors(
   });
   return [...new Set(messages)];
 }
+
+/**
+ * Fastify's error of a request that failed validation. The error handler describes `error.validation` itself
+ * (describeValidationErrors), so the message stays short and no stack is captured: a rejected request is a common,
+ * expected answer, not a fault to trace.
+ */
+export function schemaErrorFormatter(_errors: unknown, dataVar: string): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new Error(`${dataVar} is invalid`);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
