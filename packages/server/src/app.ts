@@ -41,7 +41,7 @@ import { createOverviewStore } from './overview/overview-store.ts';
 import { registerMessengerRoutes } from './http/console/messenger-routes.ts';
 import { messengerWebhooks } from './http/messenger-webhook-routes.ts';
 import { registerMessageRoutes } from './http/public/messages-routes.ts';
-import { createJobQueue } from './jobs/job-queue.ts';
+import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
 import { DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
@@ -347,13 +347,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.
   if (deps.workers ?? true) {
     let unlisten = async () => {};
+    let unlistenJobs = async () => {};
     app.addHook('onReady', async () => {
       jobs.start();
       await deliveryWorker.start();
       if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, wakeDeliveries);
+      // Jobs committed by other processes (this one wakes its queue itself after the commit).
+      if (deps.listen) unlistenJobs = await deps.listen(JOBS_CHANNEL, jobs.notified);
     });
     app.addHook('preClose', async () => {
-      await unlisten();
+      await Promise.all([unlisten(), unlistenJobs()]);
       await Promise.all([jobs.stop(), deliveryWorker.stop()]);
     });
   }
