@@ -49,7 +49,7 @@ async function seed(): Promise<void> {
            CASE WHEN n > ${DELIVERED} AND n <= ${DELIVERED + BACKLOG} THEN ${busy} ELSE channel_id END,
            CASE WHEN n <= ${DELIVERED} THEN 'delivered' ELSE 'pending' END,
            CASE WHEN n <= ${DELIVERED} THEN 1 ELSE 0 END,
-           now() - interval '1 minute' + n * interval '1 millisecond',
+           now() - interval '5 minutes' + n * interval '1 millisecond',
            CASE WHEN n <= ${DELIVERED} THEN now() END
     FROM numbered`);
 }

@@ -69,8 +69,10 @@ describe('job claims woken by committed jobs', () => {
   /** A started queue with a poll that never comes, listening like the app does. */
   async function startWorker(db: Database, handlers: JobHandlers, options: { retryPolicies?: Parameters<typeof createJobQueue>[0]['retryPolicies'] } = {}) {
     const queue = createJobQueue({ db, logger, handlers, pollMs: NO_POLL_MS, ...options });
-    queue.start();
+    // Listening first: a listening connection once made calls back once (NOTIFYs may have been missed), a wake-up
+    // that must not come after the claim at start the tests count from.
     unlisten = await t.database.listen(JOBS_CHANNEL, queue.notified);
+    queue.start();
     worker = queue;
     return queue;
   }

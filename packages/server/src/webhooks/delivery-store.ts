@@ -162,6 +162,15 @@ export function createDeliveryStore(db: Database) {
       );
     },
 
+    /** Gives back deliveries claimed and never sent (the worker stops): due again at once for any worker. */
+    async releaseLeases(ids: readonly string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await db.execute(
+        sql`UPDATE ${deliveries} SET locked_until = NULL
+            WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}) AND status = 'pending'`,
+      );
+    },
+
     /** After a crash, reservations of this (only) process are void: used where one process owns the database. */
     async releaseAllLocks(): Promise<void> {
       await db.update(deliveries).set({ lockedUntil: null }).where(eq(deliveries.status, 'pending'));
