@@ -58,6 +58,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const ready = new Map<string, ClaimedDelivery[]>();
   let readyCount = 0;
   const heldCap = 3 * perChannel;
+  const refillAt = (heldCap * 2) / 3;
   const totalCap = 3 * concurrency;
   let running = false;
   let claiming: Promise<void> | undefined;
@@ -139,7 +140,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       pump();
       // Claims refill in batches, not one per finished attempt: when a channel the cap held back has used half of
       // what it had claimed ahead, or when the worker holds two thirds of its room or less and the last claim was full.
-      const refill = capped.has(channelId) && heldBy(channelId) <= (heldCap * 2) / 3;
+      const refill = capped.has(channelId) && heldBy(channelId) <= refillAt;
       if (refill) capped.delete(channelId);
       if (refill || (backlog && inFlight + readyCount <= (totalCap * 2) / 3)) claimSoon();
     };
@@ -190,8 +191,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       }
       if (!running) return;
       pump();
-      for (const channelId of new Set(claimed.map((delivery) => delivery.channelId))) {
-        if (heldBy(channelId) >= heldCap) capped.add(channelId);
+      // A channel given all its room may have more due. Counted from what it held when the claim began: requests
+      // that ended during the claim (PostgreSQL runs it beside them) have already passed their refill check.
+      for (const delivery of claimed) busy.set(delivery.channelId, (busy.get(delivery.channelId) ?? 0) + 1);
+      for (const [channelId, count] of busy) {
+        if (count < heldCap) continue;
+        if (heldBy(channelId) > refillAt) capped.add(channelId);
+        else again = true;
       }
       if (claimed.length < room && !again) return;
     }
