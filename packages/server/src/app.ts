@@ -349,11 +349,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     let unlisten = async () => {};
     let unlistenJobs = async () => {};
     app.addHook('onReady', async () => {
+      // Jobs committed by other processes (this one wakes its queue itself after the commit); listening first, so
+      // the wake-up of a listening connection just made comes before the claim at start, not as a second one.
+      if (deps.listen) unlistenJobs = await deps.listen(JOBS_CHANNEL, jobs.notified);
       jobs.start();
       await deliveryWorker.start();
       if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, wakeDeliveries);
-      // Jobs committed by other processes (this one wakes its queue itself after the commit).
-      if (deps.listen) unlistenJobs = await deps.listen(JOBS_CHANNEL, jobs.notified);
     });
     app.addHook('preClose', async () => {
       await Promise.all([unlisten(), unlistenJobs()]);
