@@ -48,7 +48,7 @@ import { createOverviewStore } from './overview/overview-store.ts';
 import { registerMessengerRoutes } from './http/console/messenger-routes.ts';
 import { messengerWebhooks } from './http/messenger-webhook-routes.ts';
 import { registerMessageRoutes } from './http/public/messages-routes.ts';
-import { createJobQueue } from './jobs/job-queue.ts';
+import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
 import { createMessagesService } from './messages/messages-service.ts';
 import { createMessagesStore } from './messages/messages-store.ts';
 import { DEFAULT_CRM_APIS, DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
@@ -278,7 +278,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queue: jobs,
     engines: { 'knowledge-base': createKnowledgeBaseEngine({ retriever, baseLanguage }), 'openai-compatible': openAiEngine },
     agentStore: createAgentStore,
-    replyStore: createReplyStore(preparedQuery(db)),
+    replyStore: createReplyStore(preparedQuery(db), jobs.notifyPayload),
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
     channelsStore: channelsStoreOf,
@@ -290,7 +290,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     files: { storage: fileStorage, publicUrl: config.publicUrl },
     messagesStore: createMessagesStore,
-    ingestStore: createIngestStore(preparedQuery(db)),
+    ingestStore: createIngestStore(preparedQuery(db), jobs.notifyPayload),
     // Half the pool: batches of other requests and the workers keep connections.
     ingestConcurrency: Math.max(1, Math.floor(statementSlots(db) / 2)),
     chatsStore: createChatsStore,
@@ -419,13 +419,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Background jobs run while the app is up; on close, jobs in flight finish and queued ones stay queued.
   if (deps.workers ?? true) {
     let unlisten = async () => {};
+    let unlistenJobs = async () => {};
     app.addHook('onReady', async () => {
+      // Jobs committed by other processes (this one wakes its queue itself after the commit); listening first, so
+      // the wake-up of a listening connection just made comes before the claim at start, not as a second one.
+      if (deps.listen) unlistenJobs = await deps.listen(JOBS_CHANNEL, jobs.notified);
       jobs.start();
       await deliveryWorker.start();
       if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, wakeDeliveries);
     });
     app.addHook('preClose', async () => {
-      await unlisten();
+      await Promise.all([unlisten(), unlistenJobs()]);
       await Promise.all([jobs.stop(), deliveryWorker.stop()]);
     });
   }

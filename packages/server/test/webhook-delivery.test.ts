@@ -8,10 +8,15 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { newId } from '../src/lib/ids.ts';
+import { createSecretBox } from '../src/lib/secret-box.ts';
+import { createDeliveryStore, type DeliveryStore } from '../src/webhooks/delivery-store.ts';
+import { createDeliveryWorker, DELIVERY_PER_CHANNEL } from '../src/webhooks/delivery-worker.ts';
+import { createWebhookClient } from '../src/webhooks/http-client.ts';
 import { sampleNewMessagesEvent } from '../src/webhooks/payloads.ts';
+import { createUrlGuard } from '../src/webhooks/url-guard.ts';
 import { eventsOf, eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
-import { startTestApp, type TestApp } from './support/harness.ts';
+import { SECRETS_KEY, startTestApp, type TestApp } from './support/harness.ts';
 
 const SETTINGS = { behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' };
 
@@ -173,8 +178,8 @@ describe('delivery', { concurrency: true }, () => {
     });
     const a = await setUp(t, `${slow.url}/slow`);
     const b = await setUp(t, `${fast.url}/fast`);
-    // 40 deliveries of 0.8 s, 8 at a time: the slow channel needs about 4 s for its backlog.
-    for (let i = 0; i < 40; i += 1) await a.send(`slow-${i}`);
+    // 80 deliveries of 0.8 s, 16 at a time: the slow channel needs about 4 s for its backlog.
+    for (let i = 0; i < 80; i += 1) await a.send(`slow-${i}`);
     for (let i = 0; i < 5; i += 1) await b.send(`fast-${i}`);
     await eventually(async () => (await b.deliveries()).filter((d) => d.status === 'delivered').length === 5, 5000);
     const slowPending = (await a.deliveries()).filter((d) => d.status === 'pending').length;
@@ -272,6 +277,73 @@ describe('two workers on one database', () => {
   });
 });
 
+describe('a backlog of one channel', () => {
+  test('drains with claims fetched ahead, never over the channel cap in flight, attempts recorded in batches', async () => {
+    const t = await startTestApp({ webhookAllowPrivateNetworks: true, workers: false });
+    const r = await startReceiver();
+    const BACKLOG = 300;
+    let open = 0;
+    let mostOpen = 0;
+    r.respond((_req, res) => {
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      res.on('finish', () => {
+        open -= 1;
+      });
+      setTimeout(() => res.end('ok'), 5).unref();
+    });
+    const store = createDeliveryStore(t.database.db);
+    const calls = { claims: 0, claimedWhileSending: 0, records: 0, recorded: 0 };
+    const counted: DeliveryStore = {
+      ...store,
+      claim: async (...args) => {
+        calls.claims += 1;
+        // What the channel still held (in flight or claimed ahead) when the claim was made.
+        if ([...args[3].values()].some((held) => held > 0)) calls.claimedWhileSending += 1;
+        return store.claim(...args);
+      },
+      recordAttempts: async (records) => {
+        calls.records += 1;
+        calls.recorded += records.length;
+        await store.recordAttempts(records);
+      },
+    };
+    const worker = createDeliveryWorker({
+      store: counted,
+      client: createWebhookClient(createUrlGuard({ allowPrivateNetworks: true })),
+      secrets: createSecretBox(SECRETS_KEY),
+      logger: t.app.log,
+      pollMs: 60_000,
+    });
+    try {
+      const { user, channelId, deliveries } = await setUp(t, `${r.url}/backlog`);
+      const channel = { id: channelId, kind: 'custom' as const, settings: SETTINGS };
+      await t.database.db.transaction(async (tx) => {
+        for (let i = 0; i < BACKLOG; i += 1) {
+          const payload = sampleNewMessagesEvent(channel, { chatId: newId(), messageId: newId() }, new Date());
+          await recordEvent(tx, { accountId: user.accountId, channelId, chatId: null, payload });
+        }
+      });
+      await worker.start();
+      await eventually(async () => (await deliveries()).every((d) => d.status === 'delivered'), 60_000);
+      const ids = new Set(r.requests.map((q) => (JSON.parse(q.body) as { messages: { id: string }[] }).messages[0]?.id));
+      assert.equal(ids.size, BACKLOG);
+      // Each request is one recorded attempt (on a loaded machine an answer may miss its 2 s and be tried again).
+      assert.equal(r.requests.length, calls.recorded);
+      assert.ok(mostOpen <= DELIVERY_PER_CHANNEL, `${mostOpen} requests of one channel at once`);
+      // Attempts that end in one turn of the event loop or while a write is in flight go together in the next one.
+      assert.ok(calls.records <= calls.recorded / 3, `${calls.records} record statements for ${calls.recorded} attempts`);
+      // Claims come in batches, each after the first made while the channel still holds earlier ones to send.
+      assert.ok(calls.claims <= BACKLOG / (DELIVERY_PER_CHANNEL / 2) + 2, `${calls.claims} claims`);
+      assert.ok(calls.claimedWhileSending >= (calls.claims - 2) / 2, `${calls.claimedWhileSending} of ${calls.claims} claims made while sending`);
+    } finally {
+      await worker.stop();
+      await t.close();
+      await r.close();
+    }
+  });
+});
+
 describe('a delivery made by another process', () => {
   test('wakes the worker at once through NOTIFY, not at its next poll', async () => {
     // The API process runs no workers; the worker process polls once a minute, so only the NOTIFY can wake it.
@@ -284,6 +356,8 @@ describe('a delivery made by another process', () => {
         assert.equal((await send(`n-${i}`)).status, 201);
         await eventually(async () => r.requests.length === i, 3_000);
       }
+      // The last attempt is recorded just after its answer came.
+      await eventually(async () => (await deliveries()).every((d) => d.status === 'delivered'), 3_000);
       assert.deepEqual((await deliveries()).map((d) => d.status), ['delivered', 'delivered', 'delivered']);
     } finally {
       await worker.close();

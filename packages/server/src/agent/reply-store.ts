@@ -7,6 +7,7 @@ import type { PreparedQuery, PreparedStatement } from '../db/client.ts';
 import { rowShape } from '../db/columns.ts';
 import { chats, messages } from '../db/schema.ts';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from '../events/outbox.ts';
+import { JOBS_CHANNEL } from '../jobs/job-queue.ts';
 import type { ChatRow } from '../chats/chats-store.ts';
 import type { MessageRow } from '../messages/messages-store.ts';
 
@@ -28,7 +29,7 @@ const CONTEXT: PreparedStatement = {
 };
 
 const REPLY: PreparedStatement = {
-  name: 'parley_agent_reply_v1',
+  name: 'parley_agent_reply_v2',
   text: `WITH settled AS (
     UPDATE messages SET awaiting_agent = false
     WHERE chat_id = $2 AND id IN (SELECT value::uuid FROM jsonb_array_elements_text($3::jsonb)) AND awaiting_agent
@@ -72,7 +73,8 @@ const REPLY: PreparedStatement = {
     RETURNING 1)
   SELECT ${chatRow.select('t')}, ${messageRow.select('r')},
          pg_notify('${EVENTS_CHANNEL}', event.account_id || ':' || event.id) AS notified,
-         (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM delivery LIMIT 1) AS deliveries_woken
+         (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM delivery LIMIT 1) AS deliveries_woken,
+         (SELECT pg_notify('${JOBS_CHANNEL}', $15) FROM send_job LIMIT 1) AS jobs_woken
   FROM touched t JOIN reply r ON r.chat_id = t.id JOIN event ON true`,
 };
 
@@ -100,7 +102,8 @@ export interface ReplyToWrite {
   send: { id: string; jobId: string } | null;
 }
 
-export function createReplyStore(query: PreparedQuery) {
+/** `jobsNotice`: the job queue's NOTIFY payload (jobs/job-queue.ts `notifyPayload`). */
+export function createReplyStore(query: PreparedQuery, jobsNotice: string) {
   return {
     /** Undefined when the chat is gone or no message waits for the agent. */
     async context(accountId: string, chatId: string, historyLimit: number): Promise<ReplyContext | undefined> {
@@ -129,6 +132,7 @@ export function createReplyStore(query: PreparedQuery) {
         reply.deliveryId,
         reply.send?.id ?? null,
         reply.send?.jobId ?? null,
+        jobsNotice,
       ]);
       return row && { chat: chatRow.pick(row, 't'), message: messageRow.pick(row, 'r') };
     },

@@ -457,8 +457,8 @@ export const deliveries = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
   },
   (t) => [
-    index('deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
-    // The claim: channels with pending deliveries (a skip scan), then each channel's earliest due ones.
+    // The claim: channels with pending deliveries (a skip scan), then each channel's earliest due ones (the only
+    // index of pending deliveries, so the planner never walks every channel's due rows for each channel).
     index('deliveries_pending_channel_idx').on(t.channelId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('deliveries_channel_created_idx').on(t.channelId, t.createdAt.desc()),
     check('deliveries_status_check', sql`${t.status} in ('pending', 'delivered', 'failed')`),

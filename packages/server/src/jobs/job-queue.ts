@@ -1,6 +1,9 @@
 // Durable background jobs in the database: enqueued in the caller's transaction, claimed with
 // FOR UPDATE SKIP LOCKED (several worker processes never run one job twice at once), retried with backoff.
-// A worker wakes at once when this process enqueues, and polls for jobs other processes enqueued.
+// Claims are woken by committed jobs, never polled for: the enqueuing process wakes after its commit, the others
+// through the NOTIFY (`parley_jobs`) sent by the enqueuing statement itself (delivered at commit, never for a
+// rollback). A slow poll stays as the safety net (a lost LISTEN connection, a crashed holder's lease running out),
+// with timers for retries due later. After a job ends, the worker claims again only when more are known to wait.
 // A claimed job is leased for a short time that a heartbeat renews while it runs: a crashed holder's job is taken
 // by another process within seconds, and a slow job (a model call) is never taken twice.
 // A job may have a key: at most one job per key exists, and enqueueing a key whose job is running makes that
@@ -51,6 +54,7 @@ export interface JobQueueOptions {
   db: Database;
   logger: FastifyBaseLogger;
   handlers: JobHandlers;
+  /** The safety-net poll (JOB_POLL_MS). */
   pollMs?: number;
   concurrency?: number;
   maxAttempts?: number;
@@ -61,6 +65,12 @@ export interface JobQueueOptions {
   /** Kinds whose retries differ from `maxAttempts` with doubling pauses from 1 s. */
   retryPolicies?: Partial<Record<JobKind, RetryPolicy>>;
 }
+
+/** NOTIFY channel of committed jobs, payload the enqueuing queue's id: the workers of every process LISTEN on it. */
+export const JOBS_CHANNEL = 'parley_jobs';
+
+/** The safety-net poll: claims are woken by committed jobs, so this only catches what a lost NOTIFY missed. */
+export const JOB_POLL_MS = 5_000;
 
 /** The lease of a running job: a crashed holder's job is taken over after at most this long (plus a poll). */
 export const JOB_LEASE_MS = 10_000;
@@ -73,7 +83,7 @@ interface ClaimedJob {
 }
 
 export function createJobQueue(options: JobQueueOptions) {
-  const { db, logger, handlers, pollMs = 1000, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS, retryPolicies = {} } = options;
+  const { db, logger, handlers, pollMs = JOB_POLL_MS, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS, retryPolicies = {} } = options;
   const heartbeatMs = options.heartbeatMs ?? leaseMs / 5;
   const policyOf = (kind: JobKind): RetryPolicy =>
     retryPolicies[kind] ?? { maxAttempts, backoffMs: (attempt) => 1000 * 2 ** (attempt - 1) };
@@ -83,9 +93,13 @@ export function createJobQueue(options: JobQueueOptions) {
   let renewing = false;
   /** Jobs running in this process: their leases are renewed until they end. */
   const held = new Set<string>();
-  let wakeRequested = false;
+  /** Jobs may be waiting: a wake came (a commit, a NOTIFY, a timer, the poll), the last claim was full, or a rerun. */
+  let wanted = false;
   let loop: Promise<void> | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** This queue's NOTIFYs: its own process has woken already, after the commit. */
+  const instanceId = newId();
+  const timers = new Set<NodeJS.Timeout>();
 
   async function claim(limit: number): Promise<ClaimedJob[]> {
     return queryRows<ClaimedJob>(
@@ -116,27 +130,30 @@ export function createJobQueue(options: JobQueueOptions) {
     }
   }
 
-  async function run(job: ClaimedJob): Promise<void> {
+  /** What became of a job's run: done, due again at once (a rerun), or due later (a retry's pause, in ms). */
+  type RunEnd = { dueAgainInMs?: number };
+
+  async function run(job: ClaimedJob): Promise<RunEnd> {
     held.add(job.id);
     try {
-      await attempt(job);
+      return await attempt(job);
     } finally {
       held.delete(job.id);
     }
   }
 
-  async function attempt(job: ClaimedJob): Promise<void> {
+  async function attempt(job: ClaimedJob): Promise<RunEnd> {
     const policy = policyOf(job.kind);
     try {
       const handler = handlers[job.kind] as (payload: unknown, run: JobRun) => Promise<void>;
       await handler(job.payload, { attempt: job.attempts, lastAttempt: job.attempts >= policy.maxAttempts });
-      await finish(job);
+      return (await finish(job)) ? {} : { dueAgainInMs: 0 };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempts >= policy.maxAttempts) {
         logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed for good');
         await db.delete(jobs).where(sql`${jobs.id} = ${job.id}`);
-        return;
+        return {};
       }
       logger.warn({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed, retrying');
       const backoffMs = error instanceof RetryJobLater ? error.delayMs : policy.backoffMs(job.attempts);
@@ -144,31 +161,46 @@ export function createJobQueue(options: JobQueueOptions) {
         sql`UPDATE ${jobs} SET run_at = now() + ${`${backoffMs} milliseconds`}::interval, locked_until = NULL,
             last_error = ${message} WHERE id = ${job.id}`,
       );
+      return { dueAgainInMs: backoffMs };
     }
   }
 
-  /** Deletes a done job, unless it was enqueued again while it ran: then it is due again at once. */
-  async function finish(job: ClaimedJob): Promise<void> {
+  /**
+   * Deletes a done job, unless it was enqueued again while it ran: then it is due again at once. True when it was
+   * deleted.
+   */
+  async function finish(job: ClaimedJob): Promise<boolean> {
     const deleted = await queryRows(db, sql`DELETE FROM ${jobs} WHERE id = ${job.id} AND NOT rerun RETURNING id`);
-    if (deleted.length > 0) return;
+    if (deleted.length > 0) return true;
     await db.execute(
       sql`UPDATE ${jobs} SET rerun = false, run_at = now(), locked_until = NULL, attempts = 0, last_error = NULL
           WHERE id = ${job.id}`,
     );
+    return false;
   }
 
+  /** Claims while jobs are known to wait and there is room; a job ending makes room and claims if still wanted. */
   async function drain(): Promise<void> {
-    while (running) {
-      wakeRequested = false;
+    while (running && wanted) {
       const free = concurrency - inFlight.size;
-      const claimed = free > 0 ? await claim(free) : [];
+      if (free <= 0) return;
+      wanted = false;
+      const claimed = await claim(free);
+      // A full claim may have left more behind (a wake during the claim has set it again already).
+      if (claimed.length === free) wanted = true;
       for (const job of claimed) {
-        const task = run(job).finally(() => inFlight.delete(task));
+        const task = run(job)
+          .then(({ dueAgainInMs }) => {
+            if (dueAgainInMs === 0) wanted = true;
+            else if (dueAgainInMs !== undefined) wakeIn(dueAgainInMs);
+          })
+          .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'job crashed'))
+          .finally(() => {
+            inFlight.delete(task);
+            if (wanted) schedule();
+          });
         inFlight.add(task);
-        void task.then(() => wake());
       }
-      if (claimed.length === 0 && !wakeRequested) return;
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
   }
 
@@ -178,14 +210,28 @@ export function createJobQueue(options: JobQueueOptions) {
       .catch((error: unknown) => logger.error({ err: error }, 'job loop failed'))
       .finally(() => {
         loop = undefined;
-        if (wakeRequested) schedule();
+        if (wanted && inFlight.size < concurrency) schedule();
       });
   }
 
+  /** Jobs may be due: one committed (here, or elsewhere through NOTIFY), a retry's pause ended, the poll. */
   function wake(): void {
-    wakeRequested = true;
+    wanted = true;
     schedule();
   }
+
+  /** Wakes when a job put off for later is due, so a retry's pause holds to a few milliseconds rather than a poll. */
+  function wakeIn(ms: number): void {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      wake();
+    }, Math.max(0, ms) + 5);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  /** The NOTIFY sent by an enqueuing statement, delivered at commit to every process that LISTENs. */
+  const notifySql = () => sql`pg_notify(${JOBS_CHANNEL}, ${instanceId})`;
 
   return {
     /**
@@ -193,17 +239,29 @@ export function createJobQueue(options: JobQueueOptions) {
      * of that key already queued is not added twice; one already running runs once more when it ends.
      */
     async enqueue<K extends JobKind>(executor: Executor, kind: K, payload: JobCatalog[K], options: { key?: string } = {}): Promise<void> {
-      if (options.key === undefined) {
-        await executor.insert(jobs).values({ id: newId(), kind, payload, runAt: sql`now()` });
-        return;
-      }
+      // A keyed job already running only gets `rerun` (its holder runs it again): no one else needs waking.
+      const upsert =
+        options.key === undefined
+          ? sql``
+          : sql`ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
+                SET rerun = ${jobs.lockedUntil} IS NOT NULL AND ${jobs.lockedUntil} >= now(), run_at = least(${jobs.runAt}, now())`;
       await executor.execute(
-        sql`INSERT INTO ${jobs} (id, kind, payload, run_at, key) VALUES (${newId()}, ${kind}, ${JSON.stringify(payload)}::jsonb, now(), ${options.key})
-            ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
-            SET rerun = ${jobs.lockedUntil} IS NOT NULL AND ${jobs.lockedUntil} >= now(), run_at = least(${jobs.runAt}, now())`,
+        sql`WITH job AS (
+              INSERT INTO ${jobs} (id, kind, payload, run_at, key)
+              VALUES (${newId()}, ${kind}, ${JSON.stringify(payload)}::jsonb, now(), ${options.key ?? null}) ${upsert}
+              RETURNING rerun)
+            SELECT ${notifySql()} FROM job WHERE NOT rerun`,
       );
     },
+    /** The NOTIFY a statement that writes jobs itself sends with them (`SELECT <this> FROM …`). */
+    notifySql,
+    /** The payload of that NOTIFY, for fixed statements (`pg_notify('parley_jobs', $n)`). */
+    notifyPayload: instanceId,
     wake,
+    /** A NOTIFY of `JOBS_CHANNEL` came (`undefined`: the listening connection was made again, some may be lost). */
+    notified(payload: string | undefined): void {
+      if (payload !== instanceId) wake();
+    },
     start(): void {
       running = true;
       timer = setInterval(wake, pollMs);
@@ -211,11 +269,21 @@ export function createJobQueue(options: JobQueueOptions) {
       heartbeat = setInterval(() => void renewLeases(), heartbeatMs);
       heartbeat.unref();
       wake();
+      // Jobs put off to later (retries) by an earlier run of this process: their timers were lost with it.
+      queryRows<{ ms: number | null }>(
+        db,
+        sql`SELECT (extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS ms FROM ${jobs} WHERE run_at > now()`,
+      )
+        .then(([row]) => {
+          if (row?.ms != null) wakeIn(row.ms);
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, 'reading when the next job is due failed'));
     },
     /** Stops claiming; jobs in flight finish, queued ones stay for the next start. */
     async stop(): Promise<void> {
       running = false;
       if (timer) clearInterval(timer);
+      for (const pending of timers) clearTimeout(pending);
       await loop;
       // Jobs finishing keep their leases until they end.
       await Promise.allSettled([...inFlight]);

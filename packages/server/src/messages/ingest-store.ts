@@ -7,6 +7,7 @@ import type { PreparedQuery, PreparedStatement } from '../db/client.ts';
 import { rowShape } from '../db/columns.ts';
 import { chats, messages, type StoredAttachment } from '../db/schema.ts';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from '../events/outbox.ts';
+import { JOBS_CHANNEL } from '../jobs/job-queue.ts';
 import type { ChatRow } from '../chats/chats-store.ts';
 import type { MessageRow } from './messages-store.ts';
 
@@ -49,13 +50,15 @@ export interface IngestRow {
 export interface IngestResult {
   chat: ChatRow;
   message: MessageRow;
+  /** The agent's reply job was queued (not only marked to run again by the worker that holds it). */
+  jobQueued: boolean;
 }
 
 const chatRow = rowShape<ChatRow>(chats);
 const messageRow = rowShape<MessageRow>(messages);
 
 const INGEST: PreparedStatement = {
-  name: 'parley_ingest_v1',
+  name: 'parley_ingest_v2',
   text: `WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
       n int, chat_id uuid, account_id uuid, channel_id text, channel_kind text, external_chat_id text, unique_id text,
@@ -124,17 +127,22 @@ const INGEST: PreparedStatement = {
     FROM stored WHERE awaiting_agent
     ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
     SET rerun = jobs.locked_until IS NOT NULL AND jobs.locked_until >= now(), run_at = least(jobs.run_at, now())
-    RETURNING 1)
+    RETURNING key, rerun)
   SELECT s.n, ${chatRow.select('c')}, ${messageRow.select('m')},
          CASE WHEN e.id IS NOT NULL THEN pg_notify('${EVENTS_CHANNEL}', e.account_id || ':' || e.id) END AS notified,
-         (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM delivery LIMIT 1) AS deliveries_woken
+         (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM delivery LIMIT 1) AS deliveries_woken,
+         -- Other processes' job workers wake at the commit (a job only marked to rerun needs no one).
+         (SELECT pg_notify('${JOBS_CHANNEL}', $2) FROM job WHERE NOT rerun LIMIT 1) AS jobs_woken,
+         coalesce(NOT j.rerun, false) AS "jobQueued"
   FROM stored s JOIN chat c ON c.id = s.chat_id JOIN message m ON m.id = s.message_id
-  LEFT JOIN event e ON e.id = s.event_id`,
+  LEFT JOIN event e ON e.id = s.event_id
+  LEFT JOIN job j ON j.key = 'agent.reply:' || s.chat_id`,
 };
 
-type ResultRow = Record<string, unknown> & { n: number };
+type ResultRow = Record<string, unknown> & { n: number; jobQueued: boolean };
 
-export function createIngestStore(query: PreparedQuery) {
+/** `jobsNotice`: the job queue's NOTIFY payload (jobs/job-queue.ts `notifyPayload`). */
+export function createIngestStore(query: PreparedQuery, jobsNotice: string) {
   return {
     /** Writes the batch; per row, the stored chat and message, or undefined when the message was ignored. */
     async ingest(rows: readonly IngestRow[]): Promise<(IngestResult | undefined)[]> {
@@ -167,11 +175,11 @@ export function createIngestStore(query: PreparedQuery) {
         delivery_id: row.deliveryId,
         job_id: row.jobId,
       }));
-      const result = await query<ResultRow>(INGEST, [JSON.stringify(input)]);
+      const result = await query<ResultRow>(INGEST, [JSON.stringify(input), jobsNotice]);
       const byRow = new Map(result.map((row) => [Number(row.n), row]));
       return rows.map((_, n) => {
         const row = byRow.get(n);
-        return row && { chat: chatRow.pick(row, 'c'), message: messageRow.pick(row, 'm') };
+        return row && { chat: chatRow.pick(row, 'c'), message: messageRow.pick(row, 'm'), jobQueued: row.jobQueued };
       });
     },
   };

@@ -182,8 +182,8 @@ export function createMessagesService({
     const stored = await batches.submit({ channel, incoming });
     if (!stored || incoming.role !== 'user') return undefined;
     eventsCommitted();
-    if (stored.message.awaitingAgent) agent.wake();
-    return stored;
+    if (stored.jobQueued) agent.wake();
+    return { chat: stored.chat, message: stored.message };
   }
 
   /** The same as `record` in a transaction of several statements, for a message that may get the auto-reply. */

@@ -1,6 +1,6 @@
 // SQL of webhook deliveries: claiming due ones (FOR UPDATE SKIP LOCKED, so several workers never take the
 // same attempt), recording attempts, and the delivery log.
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/client.ts';
 import { channels, deliveries, deliveryAttempts, events } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
@@ -40,50 +40,63 @@ export function outcomeOf(delivery: Pick<ClaimedDelivery, 'attempts'>, result: P
   return result.ok ? 'delivered' : delivery.attempts + 1 >= MAX_ATTEMPTS ? 'failed' : 'retry';
 }
 
+/** The channels with pending deliveries (and a NULL at the end): a skip scan of deliveries_pending_channel_idx. */
+const pendingChannels = sql`pending_channels (channel_id) AS (
+    (SELECT channel_id FROM ${deliveries} WHERE status = 'pending' ORDER BY channel_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d.channel_id FROM ${deliveries} d WHERE d.status = 'pending' AND d.channel_id > p.channel_id
+            ORDER BY d.channel_id LIMIT 1)
+    FROM pending_channels p WHERE p.channel_id IS NOT NULL)`;
+
+/**
+ * The claim: a channel gets at most `perChannel` minus its requests in flight here (`busy`), so one receiver's backlog
+ * never fills the worker. Every step reads an index, however many delivered rows the table holds and whether or not
+ * its statistics are fresh (PGlite has no autovacuum): the channels with pending deliveries come from a skip scan of
+ * `deliveries_pending_channel_idx`, each gives its earliest due ones from the same index, and the picked rows are
+ * locked and updated by primary key (`= ANY(ARRAY(…))`: an `IN (subquery)` may be planned as a semi join over every
+ * due row).
+ */
+export function claimStatement(limit: number, lockMs: number, perChannel: number, busy: ReadonlyMap<string, number>): SQL {
+  const inFlight = JSON.stringify(Object.fromEntries(busy));
+  return sql`WITH RECURSIVE ${pendingChannels},
+        picked AS (
+          SELECT due.id FROM pending_channels p
+          CROSS JOIN LATERAL (
+            SELECT d.id, d.next_attempt_at FROM ${deliveries} d
+            WHERE d.status = 'pending' AND d.channel_id = p.channel_id AND d.next_attempt_at <= now()
+              AND (d.locked_until IS NULL OR d.locked_until < now())
+            ORDER BY d.channel_id, d.next_attempt_at
+            LIMIT greatest(0, ${perChannel}::int - coalesce((${inFlight}::jsonb ->> p.channel_id)::int, 0))
+          ) due
+          WHERE p.channel_id IS NOT NULL
+          ORDER BY due.next_attempt_at LIMIT ${limit}),
+        locked AS (
+          SELECT d.id FROM unnest(ARRAY(SELECT id FROM picked)) AS p (id)
+          JOIN ${deliveries} d ON d.id = p.id
+          WHERE (d.locked_until IS NULL OR d.locked_until < now())
+            -- Checked again on the locked row: picked read the statement's snapshot, and another process may have
+            -- claimed, sent and recorded the delivery since (the lock re-reads only these conditions).
+            AND d.status = 'pending' AND d.next_attempt_at <= now()
+          FOR UPDATE OF d SKIP LOCKED),
+        claimed AS (
+          UPDATE ${deliveries} SET locked_until = now() + ${`${lockMs} milliseconds`}::interval
+          WHERE id = ANY(ARRAY(SELECT id FROM locked))
+          RETURNING id, channel_id, attempts, event_id)
+        SELECT claimed.id, claimed.channel_id AS "channelId", claimed.attempts, ${events.payload} AS payload,
+               ${channels.webhookUrl} AS "webhookUrl", ${channels.webhookSecret} AS "webhookSecret"
+        FROM claimed
+        JOIN ${events} ON ${events.id} = claimed.event_id
+        JOIN ${channels} ON ${channels.id} = claimed.channel_id`;
+}
+
 export function createDeliveryStore(db: Database) {
   return {
     /**
-     * Reserves up to `limit` due deliveries for `lockMs` and reads what sending them needs, in one statement. A
-     * channel gets at most `perChannel` minus its requests in flight here (`busy`), so one receiver's backlog never
-     * fills the worker: the channels with pending deliveries are found with a skip scan of their index, and each
-     * gives its earliest due ones.
+     * Reserves up to `limit` due deliveries for `lockMs` and reads what sending them needs, in one statement (see
+     * `claimStatement`).
      */
     async claim(limit: number, lockMs: number, perChannel: number, busy: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
-      return queryRows<ClaimedDelivery>(
-        db,
-        sql`WITH RECURSIVE pending_channels (channel_id) AS (
-              (SELECT channel_id FROM ${deliveries} WHERE status = 'pending' ORDER BY channel_id LIMIT 1)
-              UNION ALL
-              SELECT (SELECT d.channel_id FROM ${deliveries} d WHERE d.status = 'pending' AND d.channel_id > p.channel_id
-                      ORDER BY d.channel_id LIMIT 1)
-              FROM pending_channels p WHERE p.channel_id IS NOT NULL),
-            picked AS (
-              SELECT due.id FROM pending_channels p
-              CROSS JOIN LATERAL (
-                SELECT d.id, d.next_attempt_at FROM ${deliveries} d
-                WHERE d.channel_id = p.channel_id AND d.status = 'pending' AND d.next_attempt_at <= now()
-                  AND (d.locked_until IS NULL OR d.locked_until < now())
-                ORDER BY d.next_attempt_at
-                LIMIT greatest(0, ${perChannel}::int - coalesce((${JSON.stringify(Object.fromEntries(busy))}::jsonb ->> p.channel_id)::int, 0))
-              ) due
-              WHERE p.channel_id IS NOT NULL
-              ORDER BY due.next_attempt_at LIMIT ${limit}),
-            claimed AS (
-              UPDATE ${deliveries} SET locked_until = now() + ${`${lockMs} milliseconds`}::interval
-              WHERE id IN (
-                SELECT id FROM ${deliveries}
-                WHERE id IN (SELECT id FROM picked) AND (locked_until IS NULL OR locked_until < now())
-                  -- Checked again on the locked row: picked read the statement's snapshot, and another process may
-                  -- have claimed, sent and recorded the delivery since (the lock re-reads only these conditions).
-                  AND status = 'pending' AND next_attempt_at <= now()
-                FOR UPDATE SKIP LOCKED)
-              RETURNING id, channel_id, attempts, event_id)
-            SELECT claimed.id, claimed.channel_id AS "channelId", claimed.attempts, ${events.payload} AS payload,
-                   ${channels.webhookUrl} AS "webhookUrl", ${channels.webhookSecret} AS "webhookSecret"
-            FROM claimed
-            JOIN ${events} ON ${events.id} = claimed.event_id
-            JOIN ${channels} ON ${channels.id} = claimed.channel_id`,
-      );
+      return queryRows<ClaimedDelivery>(db, claimStatement(limit, lockMs, perChannel, busy));
     },
 
     /** Extends the leases of claimed deliveries whose attempts are not recorded yet (the worker's heartbeat). */
@@ -99,8 +112,13 @@ export function createDeliveryStore(db: Database) {
     async msUntilNextDue(): Promise<number | undefined> {
       const [row] = await queryRows<{ ms: number | null }>(
         db,
-        sql`SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::float8 AS ms FROM ${deliveries}
-            WHERE status = 'pending' AND (locked_until IS NULL OR locked_until < now())`,
+        sql`WITH RECURSIVE ${pendingChannels}
+            SELECT (extract(epoch FROM min(first.next_attempt_at) - now()) * 1000)::float8 AS ms FROM pending_channels p
+            CROSS JOIN LATERAL (
+              SELECT d.next_attempt_at FROM ${deliveries} d
+              WHERE d.status = 'pending' AND d.channel_id = p.channel_id AND (d.locked_until IS NULL OR d.locked_until < now())
+              ORDER BY d.channel_id, d.next_attempt_at LIMIT 1) first
+            WHERE p.channel_id IS NOT NULL`,
       );
       return row?.ms ?? undefined;
     },
@@ -141,6 +159,15 @@ export function createDeliveryStore(db: Database) {
               status = CASE WHEN input.outcome = 'retry' THEN ${deliveries.status} ELSE input.outcome END,
               finished_at = CASE WHEN input.outcome = 'retry' THEN NULL ELSE now() END
             FROM input WHERE ${deliveries.id} = input.delivery_id`,
+      );
+    },
+
+    /** Gives back deliveries claimed and never sent (the worker stops): due again at once for any worker. */
+    async releaseLeases(ids: readonly string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await db.execute(
+        sql`UPDATE ${deliveries} SET locked_until = NULL
+            WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}) AND status = 'pending'`,
       );
     },
 

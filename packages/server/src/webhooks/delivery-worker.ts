@@ -50,6 +50,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60_000;
   const inFlightByChannel = new Map<string, number>();
   let inFlight = 0;
+  /**
+   * Claimed ahead, waiting for room: a channel holds at most `perChannel` requests in flight and twice as many claimed
+   * ahead, so when a request ends the next starts at once, and the claim that refills (when half of those ahead are
+   * gone) runs while the channel still has `perChannel` ready to send.
+   */
+  const ready = new Map<string, ClaimedDelivery[]>();
+  let readyCount = 0;
+  const heldCap = 3 * perChannel;
+  const refillAt = (heldCap * 2) / 3;
+  const totalCap = 3 * concurrency;
   let running = false;
   let claiming: Promise<void> | undefined;
   let again = false;
@@ -57,6 +67,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let backlog = true;
   /** Channels the last claims filled to their cap: more of their deliveries may be due. */
   const capped = new Set<string>();
+  /** Deliveries of a channel claimed here and not finished: in flight or claimed ahead. */
+  const heldBy = (channelId: string) => (inFlightByChannel.get(channelId) ?? 0) + (ready.get(channelId)?.length ?? 0);
   let poll: NodeJS.Timeout | undefined;
   let prune: NodeJS.Timeout | undefined;
   const timers = new Set<NodeJS.Timeout>();
@@ -125,13 +137,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       const left = (inFlightByChannel.get(channelId) ?? 1) - 1;
       if (left > 0) inFlightByChannel.set(channelId, left);
       else inFlightByChannel.delete(channelId);
-      // Claims refill in batches, not one per finished attempt: when a channel the cap held back is down to half
-      // of it, or when half the worker is free and the last claim was full.
-      const refill = capped.has(channelId) && left <= perChannel / 2;
+      pump();
+      // Claims refill in batches, not one per finished attempt: when a channel the cap held back has used half of
+      // what it had claimed ahead, or when the worker holds two thirds of its room or less and the last claim was full.
+      const refill = capped.has(channelId) && heldBy(channelId) <= refillAt;
       if (refill) capped.delete(channelId);
-      if (refill || (backlog && inFlight <= concurrency / 2)) claimSoon();
+      if (refill || (backlog && inFlight + readyCount <= (totalCap * 2) / 3)) claimSoon();
     };
-    held.add(delivery.id);
     const task = send(delivery)
       .then((attempt) => {
         release();
@@ -146,19 +158,47 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     tasks.add(task);
   }
 
+  /** Starts the ready deliveries that have room: at most `perChannel` per channel, `concurrency` in all. */
+  function pump(): void {
+    if (!running || readyCount === 0 || inFlight >= concurrency) return;
+    for (const [channelId, queue] of ready) {
+      while (queue.length > 0 && inFlight < concurrency && (inFlightByChannel.get(channelId) ?? 0) < perChannel) {
+        readyCount -= 1;
+        track(queue.shift() as ClaimedDelivery);
+      }
+      if (queue.length === 0) ready.delete(channelId);
+      if (inFlight >= concurrency) return;
+    }
+  }
+
   async function claimLoop(): Promise<void> {
     while (running) {
       again = false;
-      const room = concurrency - inFlight;
+      const room = totalCap - inFlight - readyCount;
       if (room <= 0) return;
       backlog = false;
-      const busy = new Map(inFlightByChannel);
-      const claimed = await store.claim(room, leaseMs, perChannel, busy);
+      const busy = new Map<string, number>();
+      for (const channelId of new Set([...inFlightByChannel.keys(), ...ready.keys()])) busy.set(channelId, heldBy(channelId));
+      const claimed = await store.claim(room, leaseMs, heldCap, busy);
       // A full claim may have left more behind (a wake-up during the claim has set it again already).
       if (claimed.length === room) backlog = true;
+      for (const delivery of claimed) {
+        held.add(delivery.id);
+        const queue = ready.get(delivery.channelId);
+        if (queue) queue.push(delivery);
+        else ready.set(delivery.channelId, [delivery]);
+        readyCount += 1;
+      }
+      if (!running) return;
+      pump();
+      // A channel given all its room may have more due. Counted from what it held when the claim began: requests
+      // that ended during the claim (PostgreSQL runs it beside them) have already passed their refill check.
       for (const delivery of claimed) busy.set(delivery.channelId, (busy.get(delivery.channelId) ?? 0) + 1);
-      for (const [channel, count] of busy) if (count >= perChannel) capped.add(channel);
-      for (const delivery of claimed) track(delivery);
+      for (const [channelId, count] of busy) {
+        if (count < heldCap) continue;
+        if (heldBy(channelId) > refillAt) capped.add(channelId);
+        else again = true;
+      }
       if (claimed.length < room && !again) return;
     }
   }
@@ -215,6 +255,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       if (prune) clearInterval(prune);
       for (const timer of timers) clearTimeout(timer);
       await claiming;
+      // Claimed ahead and not sent: given back at once, for the next start or another process.
+      const unsent = [...ready.values()].flat().map((delivery) => delivery.id);
+      ready.clear();
+      readyCount = 0;
+      for (const id of unsent) held.delete(id);
+      await store.releaseLeases(unsent).catch((error: unknown) => logger.warn({ err: error }, 'releasing unsent deliveries failed'));
       await Promise.allSettled([...tasks]);
       if (heartbeat) clearInterval(heartbeat);
     },
@@ -224,17 +270,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
 
 /**
- * Writes finished attempts in batches (group commit): while one write is in flight, the attempts that end meanwhile
- * wait and go together in the next, so a busy worker makes one statement for many deliveries and an idle one writes
- * each at once. A batch that fails is written again one attempt at a time, so one bad row fails alone.
+ * Writes finished attempts in batches (group commit): the attempts that end in one turn of the event loop, and those
+ * that end while a write is in flight, go together in the next write, so a busy worker makes one statement for many
+ * deliveries and an idle one writes each at once. A write starts after the turn's I/O callbacks have run
+ * (setImmediate): PGlite runs its queries on this thread, so answers that came during a write are only read then,
+ * and writing at the first of them would make one statement per attempt. A batch that fails is written again one
+ * attempt at a time, so one bad row fails alone.
  */
 function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, logger: FastifyBaseLogger) {
   const MAX_BATCH = 256;
   let waiting: { record: RecordedAttempt; done: (error?: unknown) => void }[] = [];
   let writing = false;
+  const afterIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   async function write(): Promise<void> {
     writing = true;
+    await afterIo();
     while (waiting.length > 0) {
       const batch = waiting.slice(0, MAX_BATCH);
       waiting = waiting.slice(MAX_BATCH);
@@ -244,13 +295,14 @@ function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, logger: Fa
       } catch (error) {
         if (batch.length === 1) {
           batch[0]?.done(error);
-          continue;
-        }
-        logger.warn({ err: error, attempts: batch.length }, 'recording a batch of attempts failed; one at a time');
-        for (const entry of batch) {
-          await store.recordAttempts([entry.record]).then(() => entry.done(), entry.done);
+        } else {
+          logger.warn({ err: error, attempts: batch.length }, 'recording a batch of attempts failed; one at a time');
+          for (const entry of batch) {
+            await store.recordAttempts([entry.record]).then(() => entry.done(), entry.done);
+          }
         }
       }
+      await afterIo();
     }
     writing = false;
   }
