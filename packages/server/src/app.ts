@@ -64,6 +64,8 @@ import { widgetPlugin } from './http/widget/widget-plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
+import { createSentenceEncoder } from './knowledge/encoder/sentence-encoder.ts';
+import { createEntryVectors } from './knowledge/entry-vectors.ts';
 import { createRetriever } from './knowledge/retrieval.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSecretBox } from './lib/secret-box.ts';
@@ -85,6 +87,8 @@ export interface AppDeps {
     jwtSecret: string;
     /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
     secretsKey: string;
+    /** The built-in sentence encoder of knowledge-base retrieval (KB_ENCODER; default on). */
+    knowledgeEncoder?: boolean;
   };
   db: Database;
   logger: FastifyBaseLogger;
@@ -175,6 +179,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       'agent.reply': (payload) => agent.reply(payload),
       'messenger.send': (payload, run) => messengerOutbound.send(payload, run),
+      'knowledge.embed': async ({ knowledgeBaseId, entryId }) => {
+        await entryVectors?.embedEntry(knowledgeBaseId, entryId);
+      },
     },
     retryPolicies: { 'messenger.send': MESSENGER_SEND_RETRY },
   });
@@ -202,7 +209,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
   const knowledgeStore = createKnowledgeStore(db);
-  const retriever = createRetriever(knowledgeStore);
+  // English bases: a worker thread loads the encoder on first use (KB_ENCODER=off: words only).
+  const sentenceEncoder = (config.knowledgeEncoder ?? true) ? createSentenceEncoder() : undefined;
+  if (sentenceEncoder) app.addHook('onClose', () => sentenceEncoder.close());
+  const entryVectors = sentenceEncoder ? createEntryVectors({ store: knowledgeStore, encoder: sentenceEncoder }) : undefined;
+  const retriever = createRetriever({
+    store: knowledgeStore,
+    embed: sentenceEncoder ? async (text) => (await sentenceEncoder.embed([text]))[0] ?? [] : undefined,
+  });
+  /** Every entry write queues its vectors, in the write's transaction (`executor`). */
+  const knowledgeServiceOf = (executor: Executor) =>
+    createKnowledgeService({
+      store: createKnowledgeStore(executor),
+      clock,
+      ...(entryVectors
+        ? { entryWritten: (knowledgeBaseId: string, entryId: string) => jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }) }
+        : {}),
+    });
   const baseLanguage = (accountId: string, knowledgeBaseId: string) => knowledgeStore.findBaseLanguage(accountId, knowledgeBaseId);
   const openAiEngine = createOpenAiEngine({ guard: urlGuard, retriever, baseLanguage, files: fileStorage });
   app.addHook('onClose', () => openAiEngine.close());
@@ -241,13 +264,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tags = createTagsService({ store: createTagsStore(db) });
   const overview = createOverviewService({ store: createOverviewStore(db), clock });
   const consoleAuth = createConsoleAuth({ store: accountsStore, clock, jwtSecret: config.jwtSecret });
-  const knowledge = createKnowledgeService({ store: knowledgeStore, clock });
+  const knowledge = knowledgeServiceOf(db);
   const feedback = createFeedbackService({
     db,
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
     channelsStore: channelsStoreOf,
-    knowledge: (executor) => createKnowledgeService({ store: createKnowledgeStore(executor), clock }),
+    knowledge: knowledgeServiceOf,
   });
   const channels = createChannelsService({
     store: channelsStoreOf(db),

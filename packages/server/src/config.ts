@@ -25,6 +25,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Base URLs of the messengers' APIs (DESIGN.md, Messenger connectors): operator settings, never per channel. */
   messengerApis: MessengerApis;
+  /** KB_ENCODER: the built-in sentence encoder of knowledge-base retrieval (on by default; `off`: words only). */
+  knowledgeEncoder: boolean;
 }
 
 export interface MessengerApis {
@@ -100,6 +102,13 @@ function baseUrl(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  throw new ConfigError(name, `must be on or off (got "${raw}")`);
+}
+
 function secret(env: Env, name: string, minLength: number): string | undefined {
   const raw = text(env, name);
   if (raw !== undefined && raw.length < minLength) {
@@ -151,5 +160,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       meta: baseUrl(env, 'META_GRAPH_URL', DEFAULT_MESSENGER_APIS.meta),
       viber: baseUrl(env, 'VIBER_API_URL', DEFAULT_MESSENGER_APIS.viber),
     },
+    knowledgeEncoder: onOff(env, 'KB_ENCODER', true),
   };
 }

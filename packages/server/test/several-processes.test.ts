@@ -191,6 +191,7 @@ describe('job leases on one database', () => {
         },
         'chat.setTaskStatus': async () => {},
         'messenger.send': async () => {},
+        'knowledge.embed': async () => {},
       },
     });
     const ran: string[] = [];
@@ -204,6 +205,7 @@ describe('job leases on one database', () => {
         },
         'chat.setTaskStatus': async () => {},
         'messenger.send': async () => {},
+        'knowledge.embed': async () => {},
       },
     });
     const chatId = newId();
@@ -241,6 +243,7 @@ describe('job leases on one database', () => {
           },
           'chat.setTaskStatus': async () => {},
           'messenger.send': async () => {},
+          'knowledge.embed': async () => {},
         },
       });
     const first = queue('first');

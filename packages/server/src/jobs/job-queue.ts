@@ -19,6 +19,8 @@ export interface JobCatalog {
   'agent.reply': { accountId: string; chatId: string };
   /** A reply goes out to a messenger chat (channels/messenger-outbound.ts; a `messenger_sends` row). */
   'messenger.send': { sendId: string };
+  /** Sentence vectors of a knowledge-base entry whose text was written (knowledge/entry-vectors.ts; keyed by entry). */
+  'knowledge.embed': { knowledgeBaseId: string; entryId: string };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */

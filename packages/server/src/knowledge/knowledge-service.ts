@@ -11,6 +11,8 @@ import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
 export interface KnowledgeServiceDeps {
   store: KnowledgeStore;
   clock: Clock;
+  /** An entry's text was written: its sentence vectors are to be computed (enqueues `knowledge.embed`). */
+  entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
 }
 
 export const DEFAULT_LANGUAGE = 'en';
@@ -41,7 +43,13 @@ function toEntry(row: EntryRow): KnowledgeEntry {
   };
 }
 
-export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
+export function createKnowledgeService({ store, clock, entryWritten }: KnowledgeServiceDeps) {
+  /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
+  async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
+    await store.bumpEntriesVersion(knowledgeBaseId);
+    if (entryId !== undefined && entryWritten) await entryWritten(knowledgeBaseId, entryId);
+  }
+
   /** The text-search configuration of the account's base, or 404. */
   async function searchConfigOf(accountId: string, knowledgeBaseId: string): Promise<TextSearchConfig> {
     const language = await store.findBaseLanguage(accountId, knowledgeBaseId);
@@ -109,6 +117,7 @@ export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
       );
       // The base was deleted between the two statements.
       if (!entry) throw Errors.knowledgeBaseNotFound();
+      await changed(knowledgeBaseId, entry.id);
       return toEntry(entry);
     },
 
@@ -128,12 +137,14 @@ export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
       const text = { question, synonyms, answer: patch.answer ?? current.answer, keys: questionKeys(question, synonyms) };
       const entry = await store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
       if (!entry) throw Errors.entryNotFound();
+      await changed(knowledgeBaseId, entry.id);
       return toEntry(entry);
     },
 
     async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<{ success: true }> {
       await searchConfigOf(accountId, knowledgeBaseId);
       if (!(await store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
+      await changed(knowledgeBaseId, undefined);
       return { success: true };
     },
   };

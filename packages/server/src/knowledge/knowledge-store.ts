@@ -3,6 +3,7 @@
 import { and, asc, count, desc, eq, exists, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.ts';
 import { knowledgeBases, knowledgeEntries } from '../db/schema.ts';
+import type { IndexRow } from './knowledge-index.ts';
 import type { TextSearchConfig } from './text-search.ts';
 
 export type EntrySource = 'manual' | 'correction';
@@ -177,6 +178,9 @@ export function createKnowledgeStore(db: Executor) {
               source: sql`${row.source}::text`.as('source'),
               messageId: sql`${row.messageId}::text`.as('message_id'),
               search: searchVector(config, row).as('search'),
+              questionVectors: sql`NULL::real[]`.as('question_vectors'),
+              answerVector: sql`NULL::real[]`.as('answer_vector'),
+              vectorsModel: sql`NULL::text`.as('vectors_model'),
               createdAt: now.as('created_at'),
               updatedAt: now.as('updated_at'),
             })
@@ -204,11 +208,79 @@ export function createKnowledgeStore(db: Executor) {
           questionKeys: text.keys,
           answer: text.answer,
           search: searchVector(config, text),
+          // Computed again for the new text (knowledge.embed job); until then the entry is found by its words.
+          questionVectors: null,
+          answerVector: null,
+          vectorsModel: null,
           updatedAt: now,
         })
         .where(and(eq(knowledgeEntries.id, entryId), entriesOf(accountId, knowledgeBaseId)))
         .returning(entryColumns);
       return entry;
+    },
+
+    /** Marks the base's entries changed: every process rebuilds its in-memory copy on its next question. */
+    async bumpEntriesVersion(knowledgeBaseId: string): Promise<void> {
+      await db
+        .update(knowledgeBases)
+        .set({ entriesVersion: sql`${knowledgeBases.entriesVersion} + 1` })
+        .where(eq(knowledgeBases.id, knowledgeBaseId));
+    },
+
+    /** The base's language and entries version, or undefined when the base is gone. */
+    async findBaseVersion(knowledgeBaseId: string) {
+      const [base] = await db
+        .select({ language: knowledgeBases.language, entriesVersion: knowledgeBases.entriesVersion })
+        .from(knowledgeBases)
+        .where(eq(knowledgeBases.id, knowledgeBaseId));
+      return base;
+    },
+
+    /** Every entry of the base with what the in-memory index needs (knowledge-index.ts). */
+    async loadIndexRows(knowledgeBaseId: string): Promise<IndexRow[]> {
+      return db
+        .select({
+          id: knowledgeEntries.id,
+          question: knowledgeEntries.question,
+          synonyms: knowledgeEntries.synonyms,
+          answer: knowledgeEntries.answer,
+          keys: knowledgeEntries.questionKeys,
+          updatedAt: knowledgeEntries.updatedAt,
+          questionVectors: knowledgeEntries.questionVectors,
+          answerVector: knowledgeEntries.answerVector,
+        })
+        .from(knowledgeEntries)
+        .where(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId));
+    },
+
+    /** An entry's text as the vectors are computed from, with the base's language; undefined when gone. */
+    async findEntryToEmbed(knowledgeBaseId: string, entryId: string) {
+      const [entry] = await db
+        .select({
+          question: knowledgeEntries.question,
+          synonyms: knowledgeEntries.synonyms,
+          answer: knowledgeEntries.answer,
+          updatedAt: knowledgeEntries.updatedAt,
+          language: knowledgeBases.language,
+        })
+        .from(knowledgeEntries)
+        .innerJoin(knowledgeBases, eq(knowledgeBases.id, knowledgeEntries.knowledgeBaseId))
+        .where(and(eq(knowledgeEntries.id, entryId), eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId)));
+      return entry;
+    },
+
+    /** Stores an entry's vectors when its text is still the one they were computed from; false otherwise. */
+    async setVectors(
+      entryId: string,
+      computedFor: Date,
+      vectors: { questionVectors: number[]; answerVector: number[]; model: string },
+    ): Promise<boolean> {
+      const rows = await db
+        .update(knowledgeEntries)
+        .set({ questionVectors: vectors.questionVectors, answerVector: vectors.answerVector, vectorsModel: vectors.model })
+        .where(and(eq(knowledgeEntries.id, entryId), eq(knowledgeEntries.updatedAt, computedFor)))
+        .returning({ id: knowledgeEntries.id });
+      return rows.length > 0;
     },
 
     /** The most recently changed entry whose question or a synonym has this key (normalize.ts). */
