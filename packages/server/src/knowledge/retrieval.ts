@@ -31,8 +31,8 @@ const B = 0.5;
 const UNKNOWN_WORD_WEIGHT = 0.3;
 /** A WordNet relative of a customer's word weighs half the word itself. */
 export const EXPANSION_WEIGHT = 0.5;
-/** Weights of the z-scored signals in the fused ranking. */
-const FUSION = { lexical: 1, question: 1, answer: 0.5 };
+/** Weights of the z-scored signals in the fused ranking (calibrated with `npm run eval:kb`). */
+const FUSION = { lexical: 0.5, question: 1, answer: 0.75 };
 
 /** What the fusion and the answer rule know of one entry for one text. */
 export interface EntrySignals {
@@ -95,28 +95,31 @@ export function correctSpelling(index: KnowledgeIndex, word: string): string | u
   return best?.word;
 }
 
-/** Terms of a customer's text with their weights (1 for its words, EXPANSION_WEIGHT for WordNet relatives). */
-export function queryTerms(index: KnowledgeIndex, text: string): { weights: Map<string, number>; own: string[]; unknownShare: number } {
+/**
+ * The customer's words as term groups: each word's own term (weight 1) and its WordNet relatives present in the
+ * base (EXPANSION_WEIGHT). A group counts once per entry, by its best term: a word and its synonyms are one word.
+ */
+export function queryTerms(index: KnowledgeIndex, text: string): { groups: Map<string, [string, number][]>; unknownShare: number } {
   const { analyzer, documentFrequency } = index;
-  const weights = new Map<string, number>();
-  const words: string[] = [];
+  const groups = new Map<string, [string, number][]>();
   let unknown = 0;
+  let count = 0;
   for (const written of analyzer.words(text)) {
     let word = written;
     if (!documentFrequency.has(analyzer.term(word)) && !analyzer.isDictionaryWord(word)) word = correctSpelling(index, word) ?? word;
     const term = analyzer.term(word);
+    count += 1;
     if (!documentFrequency.has(term)) unknown += 1;
-    weights.set(term, 1);
-    words.push(word);
-  }
-  const own = [...weights.keys()];
-  for (const word of words) {
+    if (groups.has(term)) continue;
+    const group: [string, number][] = [[term, 1]];
     for (const relative of analyzer.related(word)) {
-      const term = analyzer.term(relative);
-      if (documentFrequency.has(term) && !weights.has(term)) weights.set(term, EXPANSION_WEIGHT);
+      if (analyzer.words(relative).length === 0) continue;
+      const related = analyzer.term(relative);
+      if (documentFrequency.has(related) && !group.some(([t]) => t === related)) group.push([related, EXPANSION_WEIGHT]);
     }
+    groups.set(term, group);
   }
-  return { weights, own, unknownShare: words.length ? unknown / words.length : 1 };
+  return { groups, unknownShare: count ? unknown / count : 1 };
 }
 
 function zScores(values: readonly (number | null)[]): number[] {
@@ -137,7 +140,7 @@ function dot(a: Float32Array, b: Float32Array): number {
 /** Every entry of the base with its signals for the text, best first by the mode's ranking. */
 export function rankEntries(index: KnowledgeIndex, text: string, queryVector: readonly number[] | undefined, mode: RetrievalMode): Ranking {
   const { entries, documentFrequency, meanLength } = index;
-  const { weights, own, unknownShare } = queryTerms(index, text);
+  const { groups, unknownShare } = queryTerms(index, text);
   const count = Math.max(entries.length, 1);
   const idf = (term: string) => {
     const df = documentFrequency.get(term) ?? 0;
@@ -146,13 +149,18 @@ export function rankEntries(index: KnowledgeIndex, text: string, queryVector: re
     return df === 0 ? weight * UNKNOWN_WORD_WEIGHT : weight;
   };
   const saturate = (tf: number, length: number) => (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / Math.max(meanLength, 1)));
-  const best = own.reduce((sum, term) => sum + idf(term) * saturate(QUESTION_WEIGHT, meanLength), 0);
+  const best = [...groups.keys()].reduce((sum, term) => sum + idf(term) * saturate(QUESTION_WEIGHT, meanLength), 0);
   const vector = queryVector && index.dimensions === queryVector.length && mode !== 'lexical' ? normalized(queryVector) : undefined;
   const signals: EntrySignals[] = entries.map((entry) => {
     let score = 0;
-    for (const [term, weight] of weights) {
-      const tf = QUESTION_WEIGHT * (entry.asked.get(term) ?? 0) + (entry.answered.get(term) ?? 0);
-      if (tf > 0) score += weight * idf(term) * saturate(tf, entry.length);
+    for (const [own, group] of groups) {
+      let wordScore = 0;
+      for (const [term, weight] of group) {
+        const tf = QUESTION_WEIGHT * (entry.asked.get(term) ?? 0) + (entry.answered.get(term) ?? 0);
+        if (tf > 0) wordScore = Math.max(wordScore, weight * idf(term) * saturate(tf, entry.length));
+      }
+      // A relative never counts more than the word itself would in the question.
+      score += Math.min(wordScore, idf(own) * saturate(QUESTION_WEIGHT * 2, entry.length));
     }
     const question = vector && entry.questionVectors.length ? Math.max(...entry.questionVectors.map((v) => dot(vector, v))) : null;
     const answer = vector && entry.answerVector ? dot(vector, entry.answerVector) : null;
@@ -170,18 +178,19 @@ export function rankEntries(index: KnowledgeIndex, text: string, queryVector: re
 }
 
 /**
- * The answer rule: how sure the best entry answers the text, 0–1. Its own lexical evidence, raised by the
- * encoder's similarity of the text to its question when there is one, lowered by the share of the text's words
- * the base does not know (a question about something else shares a word or two at most).
+ * The answer rule: how sure the best entry answers the text, 0–1, lowered by the share of the text's words the
+ * base does not know (a question about something else shares a word or two at most). With the encoder: how far
+ * the entry's fused z-score stands above the base's other entries (FUSED_SCALE standard deviations = 1); without:
+ * its lexical score (BM25F over the best possible).
  */
 export function confidence(best: EntrySignals, ranking: Ranking, mode: RetrievalMode): number {
-  const semantic = best.question === null ? 0 : Math.max(0, (best.question - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR));
-  const evidence = best.question === null || mode === 'lexical' ? best.lexical : mode === 'encoder' ? semantic : (best.lexical + semantic) / 2;
-  return Math.round(evidence * (1 - UNKNOWN_PENALTY * ranking.unknownShare) * 1000) / 1000;
+  const semantic = mode !== 'lexical' && best.question !== null;
+  const evidence = semantic ? Math.min(Math.max(best.fused / FUSED_SCALE, 0), 1) : best.lexical;
+  const penalty = semantic ? UNKNOWN_PENALTY.fused : UNKNOWN_PENALTY.lexical;
+  return Math.round(evidence * (1 - penalty * ranking.unknownShare) * 1000) / 1000;
 }
-/** Cosine similarity of two unrelated English sentences is around this (Universal Sentence Encoder lite). */
-const SIMILARITY_FLOOR = 0.3;
-const UNKNOWN_PENALTY = 0.5;
+const FUSED_SCALE = 10;
+const UNKNOWN_PENALTY = { fused: 0.3, lexical: 0.5 };
 
 export interface RetrieverDeps {
   store: Pick<KnowledgeStore, 'findBaseVersion' | 'loadIndexRows'>;
