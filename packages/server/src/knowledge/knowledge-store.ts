@@ -219,6 +219,17 @@ export function createKnowledgeStore(db: Executor) {
       return entry;
     },
 
+    /** The most recently changed entry of the base whose answer is exactly this text (trimmed), if any. */
+    async findByAnswer(knowledgeBaseId: string, answer: string) {
+      const [entry] = await db
+        .select(entryColumns)
+        .from(knowledgeEntries)
+        .where(and(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId), sql`btrim(${knowledgeEntries.answer}) = ${answer.trim()}`))
+        .orderBy(desc(knowledgeEntries.updatedAt), desc(knowledgeEntries.createdAt), desc(knowledgeEntries.id))
+        .limit(1);
+      return entry;
+    },
+
     /** Marks the base's entries changed: every process rebuilds its in-memory copy on its next question. */
     async bumpEntriesVersion(knowledgeBaseId: string): Promise<void> {
       await db

@@ -122,11 +122,21 @@ export function queryTerms(index: KnowledgeIndex, text: string): { groups: Map<s
   return { groups, unknownShare: count ? unknown / count : 1 };
 }
 
-function zScores(values: readonly (number | null)[]): number[] {
+/**
+ * Typical mean and spread of each signal over a base's entries for one question (measured with `npm run eval:kb`):
+ * the z-scores lean on them as PRIOR_ENTRIES imaginary entries, so a small base (where the spread of 5 entries
+ * says little) is judged like a large one and the answer rule does not depend on the base's size.
+ */
+const PRIORS = { lexical: { mean: 0.07, deviation: 0.11 }, question: { mean: 0.34, deviation: 0.11 }, answer: { mean: 0.27, deviation: 0.09 } };
+const PRIOR_ENTRIES = 20;
+
+function zScores(values: readonly (number | null)[], prior: { mean: number; deviation: number }): number[] {
   const present = values.filter((value): value is number => value !== null);
-  if (present.length < 2) return values.map(() => 0);
-  const mean = present.reduce((sum, value) => sum + value, 0) / present.length;
-  const deviation = Math.sqrt(present.reduce((sum, value) => sum + (value - mean) ** 2, 0) / present.length);
+  if (present.length === 0) return values.map(() => 0);
+  const weight = present.length + PRIOR_ENTRIES;
+  const mean = (present.reduce((sum, value) => sum + value, 0) + PRIOR_ENTRIES * prior.mean) / weight;
+  const spread = present.reduce((sum, value) => sum + (value - mean) ** 2, 0) + PRIOR_ENTRIES * (prior.deviation ** 2 + (prior.mean - mean) ** 2);
+  const deviation = Math.sqrt(spread / weight);
   // An entry without vectors sits at the mean: neither pushed up nor down by a signal it lacks.
   return values.map((value) => (value === null || deviation === 0 ? 0 : (value - mean) / deviation));
 }
@@ -166,9 +176,9 @@ export function rankEntries(index: KnowledgeIndex, text: string, queryVector: re
     const answer = vector && entry.answerVector ? dot(vector, entry.answerVector) : null;
     return { entry, lexical: best > 0 ? Math.min(score / best, 1) : 0, question, answer, fused: 0 };
   });
-  const lexical = mode === 'encoder' ? signals.map(() => 0) : zScores(signals.map((s) => s.lexical));
-  const question = zScores(signals.map((s) => s.question));
-  const answer = zScores(signals.map((s) => s.answer));
+  const lexical = mode === 'encoder' ? signals.map(() => 0) : zScores(signals.map((s) => s.lexical), PRIORS.lexical);
+  const question = zScores(signals.map((s) => s.question), PRIORS.question);
+  const answer = zScores(signals.map((s) => s.answer), PRIORS.answer);
   signals.forEach((s, i) => {
     s.fused = FUSION.lexical * (lexical[i] ?? 0) + FUSION.question * (question[i] ?? 0) + FUSION.answer * (answer[i] ?? 0);
   });
@@ -178,10 +188,11 @@ export function rankEntries(index: KnowledgeIndex, text: string, queryVector: re
 }
 
 /**
- * The answer rule: how sure the best entry answers the text, 0–1, lowered by the share of the text's words the
- * base does not know (a question about something else shares a word or two at most). With the encoder: how far
- * the entry's fused z-score stands above the base's other entries (FUSED_SCALE standard deviations = 1); without:
- * its lexical score (BM25F over the best possible).
+ * The answer rule: how sure the best entry answers the text, 0–1. With the encoder: how far the entry's fused
+ * z-score stands above the base's other entries (FUSED_SCALE standard deviations = 1). Without: its lexical score
+ * (BM25F over the best possible). Either is lowered by the share of the text's words the base does not know (a
+ * question about something else shares a word or two at most), less with the encoder, which sees those words too
+ * (and in a small base most words of a paraphrase are unknown).
  */
 export function confidence(best: EntrySignals, ranking: Ranking, mode: RetrievalMode): number {
   const semantic = mode !== 'lexical' && best.question !== null;
@@ -190,7 +201,7 @@ export function confidence(best: EntrySignals, ranking: Ranking, mode: Retrieval
   return Math.round(evidence * (1 - penalty * ranking.unknownShare) * 1000) / 1000;
 }
 const FUSED_SCALE = 10;
-const UNKNOWN_PENALTY = { fused: 0.3, lexical: 0.5 };
+const UNKNOWN_PENALTY = { fused: 0.15, lexical: 0.5 };
 
 export interface RetrieverDeps {
   store: Pick<KnowledgeStore, 'findBaseVersion' | 'loadIndexRows'>;

@@ -11,7 +11,7 @@ import type { AgentAnswer, AgentEngine, AgentTurn } from '../engine.ts';
  * its no-answer questions: a wrong answer is worse than the fallback (which leaves the chat to the team).
  * A channel may set its own (`agentEngine.answerThreshold`).
  */
-export const ANSWER_THRESHOLD = 0.46;
+export const ANSWER_THRESHOLD = 0.49;
 export const LEXICAL_ANSWER_THRESHOLD = 0.5;
 
 export interface KnowledgeBaseEngineDeps {
