@@ -1,7 +1,7 @@
 // SQL of knowledge bases and their entries. Every statement is scoped by the account: a base or an entry
 // of another account is indistinguishable from a missing one.
 import { and, asc, count, desc, eq, exists, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.ts';
+import type { Executor } from '../db/client.ts';
 import { knowledgeBases, knowledgeEntries } from '../db/schema.ts';
 import type { IndexRow } from './knowledge-index.ts';
 import type { TextSearchConfig } from './text-search.ts';
@@ -292,73 +292,6 @@ export function createKnowledgeStore(db: Executor) {
         .where(and(eq(knowledgeEntries.id, entryId), eq(knowledgeEntries.updatedAt, computedFor)))
         .returning({ id: knowledgeEntries.id });
       return rows.length > 0;
-    },
-
-    /** The most recently changed entry whose question or a synonym has this key (normalize.ts). */
-    async findByQuestionKey(knowledgeBaseId: string, key: string) {
-      const [entry] = await db
-        .select(entryColumns)
-        .from(knowledgeEntries)
-        .where(and(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId), sql`${knowledgeEntries.questionKeys} @> ARRAY[${key}::text]`))
-        .orderBy(desc(knowledgeEntries.updatedAt), desc(knowledgeEntries.createdAt), desc(knowledgeEntries.id))
-        .limit(1);
-      return entry;
-    },
-
-    /**
-     * Full-text candidates for a customer's text: entries sharing at least one word (after stemming and stop
-     * words) with it, best `ts_rank` first, with how often each of the text's words occurs in their question and
-     * synonyms (weight A) and in their answer (weight B), and their length in words; plus the text's words, how
-     * many of the base's entries contain each, the base's size and its mean entry length.
-     */
-    async searchCandidates(knowledgeBaseId: string, config: TextSearchConfig, text: string, limit: number) {
-      const [query] = await queryRows<{ words: string[]; entries: number; meanLength: number; frequencies: Record<string, number> }>(
-        db,
-        sql`WITH q AS (SELECT array(SELECT DISTINCT unnest(tsvector_to_array(to_tsvector(${config}::regconfig, ${text}::text)))) AS words)
-            SELECT q.words,
-              (SELECT count(*)::int FROM ${knowledgeEntries} e WHERE e.knowledge_base_id = ${knowledgeBaseId}) AS entries,
-              (SELECT coalesce(avg(length(e.search)), 0)::float8 FROM ${knowledgeEntries} e WHERE e.knowledge_base_id = ${knowledgeBaseId}) AS "meanLength",
-              coalesce((SELECT jsonb_object_agg(w, (SELECT count(*) FROM ${knowledgeEntries} e
-                  WHERE e.knowledge_base_id = ${knowledgeBaseId} AND e.search @@ quote_literal(w)::tsquery))
-                FROM unnest(q.words) w), '{}'::jsonb) AS frequencies
-            FROM q`,
-      );
-      const words = query?.words ?? [];
-      const empty = {
-        words,
-        entries: query?.entries ?? 0,
-        meanLength: query?.meanLength ?? 0,
-        frequencies: {} as Record<string, number>,
-        candidates: [],
-      };
-      if (words.length === 0 || !query) return empty;
-      const anyWord = words.map((word) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
-      const candidates = await queryRows<{
-        id: string;
-        question: string;
-        answer: string;
-        /** word → [occurrences in question and synonyms, occurrences in the answer] */
-        counts: Record<string, [number, number]>;
-        length: number;
-        rank: number;
-        /** The normalized question: a newer entry with the same one supersedes this one (a correction). */
-        key: string | null;
-        updatedAt: string;
-      }>(
-        db,
-        sql`SELECT e.id, e.question, e.answer,
-              (SELECT jsonb_object_agg(u.lexeme, jsonb_build_array(
-                  (SELECT count(*) FROM unnest(u.weights) AS w(weight) WHERE w.weight = 'A'),
-                  (SELECT count(*) FROM unnest(u.weights) AS w(weight) WHERE w.weight = 'B')))
-                FROM unnest(e.search) u WHERE u.lexeme = ANY(${sql.param(words)}::text[])) AS counts,
-              length(e.search) AS length, e.question_keys[1] AS key, e.updated_at::text AS "updatedAt",
-              ts_rank(e.search, ${anyWord}::tsquery) AS rank
-            FROM ${knowledgeEntries} e
-            WHERE e.knowledge_base_id = ${knowledgeBaseId} AND e.search @@ ${anyWord}::tsquery
-            ORDER BY rank DESC, e.updated_at DESC, e.id DESC
-            LIMIT ${limit}`,
-      );
-      return { ...empty, frequencies: query.frequencies, candidates };
     },
 
     async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<boolean> {

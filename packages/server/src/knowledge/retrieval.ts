@@ -248,7 +248,9 @@ export function createRetriever({ store, embed, mode = 'fused' }: RetrieverDeps)
         vector = await embed(text).catch(() => undefined);
       }
       const ranking = rankEntries(index, text, vector, mode);
-      return ranking.ranked.slice(0, limit).map((signals) => ({
+      // Entries with no evidence at all (no shared word, and no closer than usual in meaning) are not candidates.
+      const found = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
+      return found.slice(0, limit).map((signals) => ({
         id: signals.entry.id,
         question: signals.entry.question,
         answer: signals.entry.answer,
