@@ -64,7 +64,7 @@ import { widgetPlugin } from './http/widget/widget-plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
-import { createSentenceEncoder } from './knowledge/encoder/sentence-encoder.ts';
+import { cachedTextEmbedding, createSentenceEncoder } from './knowledge/encoder/sentence-encoder.ts';
 import { createEntryVectors } from './knowledge/entry-vectors.ts';
 import { createRetriever } from './knowledge/retrieval.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
@@ -215,7 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const entryVectors = sentenceEncoder ? createEntryVectors({ store: knowledgeStore, encoder: sentenceEncoder }) : undefined;
   const retriever = createRetriever({
     store: knowledgeStore,
-    embed: sentenceEncoder ? async (text) => (await sentenceEncoder.embed([text]))[0] ?? [] : undefined,
+    embed: sentenceEncoder ? cachedTextEmbedding(sentenceEncoder) : undefined,
   });
   /** Every entry write queues its vectors, in the write's transaction (`executor`). */
   const knowledgeServiceOf = (executor: Executor) =>

@@ -63,3 +63,25 @@ export function createSentenceEncoder(): SentenceEncoder {
     },
   };
 }
+
+/**
+ * One text's vector, the most recent `size` texts remembered (by their normalized form): customers ask the same
+ * few questions over and over, and the encoder's thread embeds one text at a time (tens of questions a second).
+ */
+export function cachedTextEmbedding(encoder: Pick<SentenceEncoder, 'embed'>, size = 2000): (text: string) => Promise<number[]> {
+  const cache = new Map<string, Promise<number[]>>();
+  return (text) => {
+    const key = text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+    let vector = cache.get(key);
+    if (vector) {
+      // Most recently used last: the first key is the one to drop.
+      cache.delete(key);
+    } else {
+      vector = encoder.embed([text]).then((vectors) => vectors[0] ?? []);
+      vector.catch(() => cache.delete(key));
+    }
+    cache.set(key, vector);
+    if (cache.size > size) cache.delete(cache.keys().next().value ?? '');
+    return vector;
+  };
+}
