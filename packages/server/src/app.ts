@@ -374,6 +374,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       jobs.start();
       await deliveryWorker.start();
       if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, wakeDeliveries);
+      // Entries written before the encoder (an upgrade, or KB_ENCODER was off) get their vectors in the background.
+      if (sentenceEncoder) {
+        void (async () => {
+          const missing = await knowledgeStore.entriesWithoutVectors(10_000);
+          for (const { knowledgeBaseId, entryId } of missing) {
+            await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
+          }
+          if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
+        })().catch((error: unknown) => logger.error({ err: error }, 'queueing knowledge-base entries for embedding failed'));
+      }
     });
     app.addHook('preClose', async () => {
       await unlisten();

@@ -176,6 +176,22 @@ describe('knowledge-base retrieval with the sentence encoder', () => {
     assert.equal(await s.ask(paraphrase), password);
   });
 
+  test('entries written while the encoder was off get their vectors when a process with it starts', async () => {
+    const off = await startTestApp({ database: t.database, knowledgeEncoder: false, workers: false });
+    const user = await off.createConsoleUser();
+    const base = await off.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Old', language: 'en' } });
+    const entry = await off.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: ENTRIES[0] });
+    assert.equal(entry.status, 201, entry.text);
+    await off.close();
+    assert.equal(await unembedded(base.body.id), 1);
+    const on = await startTestApp({ database: t.database, knowledgeEncoder: true });
+    try {
+      await eventually(async () => (await unembedded(base.body.id)) === 0, 30_000);
+    } finally {
+      await on.close();
+    }
+  });
+
   test('a Russian base: no vectors (the encoder is English-only), Snowball stems find the entry', async () => {
     const s = await setUp('ru', [
       { question: 'Как отследить мой заказ?', answer: 'Номер для отслеживания приходит в письме об отправке.' },

@@ -280,6 +280,16 @@ export function createKnowledgeStore(db: Executor) {
       return entry;
     },
 
+    /** Entries of English bases that have no vectors (written before the encoder ran), at most `limit`. */
+    async entriesWithoutVectors(limit: number): Promise<{ knowledgeBaseId: string; entryId: string }[]> {
+      return db
+        .select({ knowledgeBaseId: knowledgeEntries.knowledgeBaseId, entryId: knowledgeEntries.id })
+        .from(knowledgeEntries)
+        .innerJoin(knowledgeBases, eq(knowledgeBases.id, knowledgeEntries.knowledgeBaseId))
+        .where(and(sql`${knowledgeEntries.answerVector} IS NULL`, sql`lower(split_part(${knowledgeBases.language}, '-', 1)) = 'en'`))
+        .limit(limit);
+    },
+
     /** Stores an entry's vectors when its text is still the one they were computed from; false otherwise. */
     async setVectors(
       entryId: string,
