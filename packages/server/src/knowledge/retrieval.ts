@@ -210,11 +210,25 @@ export interface RetrieverDeps {
   mode?: RetrievalMode;
 }
 
-/** How many bases a process keeps in memory at once (the least recently asked is dropped). */
-const CACHED_BASES = 200;
+/**
+ * How many entries a process keeps in memory at once, over all bases (the least recently asked bases are dropped
+ * first): an English entry with vectors takes about 5 KB, so about 100 MB at most.
+ */
+const CACHED_ENTRIES = 20_000;
 
 export function createRetriever({ store, embed, mode = 'fused' }: RetrieverDeps) {
-  const cache = new Map<string, { version: number; index: Promise<KnowledgeIndex> }>();
+  const cache = new Map<string, { version: number; index: Promise<KnowledgeIndex>; entries: number }>();
+
+  /** Drops the least recently asked bases while the cache holds more than CACHED_ENTRIES (the newest always stays). */
+  function trim(): void {
+    let total = 0;
+    for (const cached of cache.values()) total += cached.entries;
+    for (const [id, cached] of cache) {
+      if (total <= CACHED_ENTRIES || cache.size <= 1) break;
+      cache.delete(id);
+      total -= cached.entries;
+    }
+  }
 
   /** The base's in-memory index, rebuilt when an entry changed since (entries_version); undefined when gone. */
   async function indexOf(knowledgeBaseId: string): Promise<KnowledgeIndex | undefined> {
@@ -226,12 +240,25 @@ export function createRetriever({ store, embed, mode = 'fused' }: RetrieverDeps)
     let cached = cache.get(knowledgeBaseId);
     if (!cached || cached.version !== base.entriesVersion) {
       // The version was read before the rows: a write in between leaves a newer version, so a rebuild next time.
-      cached = { version: base.entriesVersion, index: store.loadIndexRows(knowledgeBaseId).then((rows) => buildIndex(base.language, rows)) };
-      cached.index.catch(() => cache.delete(knowledgeBaseId));
+      const entry: { version: number; index: Promise<KnowledgeIndex>; entries: number } = {
+        version: base.entriesVersion,
+        index: store.loadIndexRows(knowledgeBaseId).then((rows) => buildIndex(base.language, rows)),
+        entries: 0,
+      };
+      entry.index.then(
+        (index) => {
+          entry.entries = index.entries.length;
+          trim();
+        },
+        () => {
+          if (cache.get(knowledgeBaseId) === entry) cache.delete(knowledgeBaseId);
+        },
+      );
+      cached = entry;
     }
+    // Most recently asked last.
     cache.delete(knowledgeBaseId);
     cache.set(knowledgeBaseId, cached);
-    if (cache.size > CACHED_BASES) cache.delete(cache.keys().next().value ?? '');
     return cached.index;
   }
 
