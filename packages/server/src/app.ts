@@ -75,6 +75,8 @@ import { widgetPlugin } from './http/widget/widget-plugin.ts';
 import { schemaErrorFormatter, validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
+import { cachedTextEmbedding, createSentenceEncoder } from './knowledge/encoder/sentence-encoder.ts';
+import { createEntryVectors } from './knowledge/entry-vectors.ts';
 import { createRetriever } from './knowledge/retrieval.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSecretBox } from './lib/secret-box.ts';
@@ -97,6 +99,8 @@ export interface AppDeps {
     jwtSecret: string;
     /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
     secretsKey: string;
+    /** The built-in sentence encoder of knowledge-base retrieval (KB_ENCODER; default on). */
+    knowledgeEncoder?: boolean;
   };
   db: Database;
   logger: FastifyBaseLogger;
@@ -228,6 +232,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       'agent.reply': (payload) => agent.reply(payload),
       'messenger.send': (payload, run) => messengerOutbound.send(payload, run),
       'crm.sync': (payload, run) => crm.sync(payload, run),
+      'knowledge.embed': async ({ knowledgeBaseId, entryId }) => {
+        await entryVectors?.embedEntry(knowledgeBaseId, entryId);
+      },
     },
     retryPolicies: { 'messenger.send': MESSENGER_SEND_RETRY, 'crm.sync': CRM_SYNC_RETRY },
   });
@@ -267,7 +274,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
   const knowledgeStore = createKnowledgeStore(db);
-  const retriever = createRetriever(knowledgeStore);
+  // English bases: a worker thread loads the encoder on first use (KB_ENCODER=off: words only).
+  const sentenceEncoder = (config.knowledgeEncoder ?? true) ? createSentenceEncoder() : undefined;
+  if (sentenceEncoder) app.addHook('onClose', () => sentenceEncoder.close());
+  const entryVectors = sentenceEncoder ? createEntryVectors({ store: knowledgeStore, encoder: sentenceEncoder }) : undefined;
+  const retriever = createRetriever({
+    store: knowledgeStore,
+    embed: sentenceEncoder ? cachedTextEmbedding(sentenceEncoder) : undefined,
+  });
+  /** Every entry write queues its vectors, in the write's transaction (`executor`). */
+  const knowledgeServiceOf = (executor: Executor) =>
+    createKnowledgeService({
+      store: createKnowledgeStore(executor),
+      clock,
+      ...(entryVectors
+        ? { entryWritten: (knowledgeBaseId: string, entryId: string) => jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }) }
+        : {}),
+    });
   const baseLanguage = (accountId: string, knowledgeBaseId: string) => knowledgeStore.findBaseLanguage(accountId, knowledgeBaseId);
   const openAiEngine = createOpenAiEngine({ guard: urlGuard, retriever, baseLanguage, files: fileStorage });
   app.addHook('onClose', () => openAiEngine.close());
@@ -311,13 +334,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tags = createTagsService({ store: createTagsStore(db, preparedQuery(db)) });
   const overview = createOverviewService({ store: createOverviewStore(db), clock });
   const consoleAuth = createConsoleAuth({ store: accountsStore, clock, jwtSecret: config.jwtSecret });
-  const knowledge = createKnowledgeService({ store: knowledgeStore, clock });
+  const knowledge = knowledgeServiceOf(db);
   const feedback = createFeedbackService({
     db,
     messagesStore: createMessagesStore,
     chatsStore: createChatsStore,
     channelsStore: channelsStoreOf,
-    knowledge: (executor) => createKnowledgeService({ store: createKnowledgeStore(executor), clock }),
+    knowledge: knowledgeServiceOf,
   });
   const channels = createChannelsService({
     store: channelsStoreOf(db),
@@ -427,6 +450,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       jobs.start();
       await deliveryWorker.start();
       if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, wakeDeliveries);
+      // Entries written before the encoder (an upgrade, or KB_ENCODER was off) get their vectors in the background.
+      if (sentenceEncoder) {
+        void (async () => {
+          const missing = await knowledgeStore.entriesWithoutVectors(10_000);
+          for (const { knowledgeBaseId, entryId } of missing) {
+            await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
+          }
+          if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
+        })().catch((error: unknown) => logger.error({ err: error }, 'queueing knowledge-base entries for embedding failed'));
+      }
     });
     app.addHook('preClose', async () => {
       await Promise.all([unlisten(), unlistenJobs()]);

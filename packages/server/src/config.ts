@@ -29,6 +29,8 @@ export interface Config {
   crmApis: CrmApis;
   /** PARLEY_COUNT_STATEMENTS (benchmarks): count SQL statements and write the count here on SIGUSR2. */
   countStatementsFile: string | undefined;
+  /** KB_ENCODER: the built-in sentence encoder of knowledge-base retrieval (on by default; `off`: words only). */
+  knowledgeEncoder: boolean;
 }
 
 export interface CrmApis {
@@ -112,6 +114,13 @@ function baseUrl(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  throw new ConfigError(name, `must be on or off (got "${raw}")`);
+}
+
 function secret(env: Env, name: string, minLength: number): string | undefined {
   const raw = text(env, name);
   if (raw !== undefined && raw.length < minLength) {
@@ -173,5 +182,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       pipedrive: text(env, 'PIPEDRIVE_API_URL') === undefined ? undefined : baseUrl(env, 'PIPEDRIVE_API_URL', ''),
     },
     countStatementsFile: optionalPath(env, 'PARLEY_COUNT_STATEMENTS', cwd),
+    knowledgeEncoder: onOff(env, 'KB_ENCODER', true),
   };
 }

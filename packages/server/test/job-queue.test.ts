@@ -48,6 +48,7 @@ function recording(ran: string[], options: { failFirst?: boolean; ms?: number } 
   const tries = new Map<string, number>();
   return {
     'crm.sync': async () => {},
+    'knowledge.embed': async () => {},
     'agent.reply': async ({ chatId }) => {
       if (options.ms) await new Promise((resolve) => setTimeout(resolve, options.ms));
       ran.push(chatId);

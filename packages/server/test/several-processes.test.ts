@@ -192,6 +192,7 @@ describe('job leases on one database', () => {
         'chat.setTaskStatus': async () => {},
         'messenger.send': async () => {},
         'crm.sync': async () => {},
+        'knowledge.embed': async () => {},
       },
     });
     const ran: string[] = [];
@@ -206,6 +207,7 @@ describe('job leases on one database', () => {
         'chat.setTaskStatus': async () => {},
         'messenger.send': async () => {},
         'crm.sync': async () => {},
+        'knowledge.embed': async () => {},
       },
     });
     const chatId = newId();
@@ -244,6 +246,7 @@ describe('job leases on one database', () => {
           'chat.setTaskStatus': async () => {},
           'messenger.send': async () => {},
           'crm.sync': async () => {},
+          'knowledge.embed': async () => {},
         },
       });
     const first = queue('first');

@@ -61,6 +61,8 @@ const ru: Record<string, string> = {
   'Knowledge base': 'База знаний',
   None: 'Нет',
   'Base URL': 'Базовый URL',
+  'Answer threshold': 'Порог уверенности ответа',
+  default: 'по умолчанию',
   Model: 'Модель',
   'API key': 'Ключ API',
   'Working hours': 'Рабочие часы',

@@ -21,7 +21,16 @@ export const WorkingHours = object({
 });
 export type WorkingHours = Static<typeof WorkingHours>;
 
-const EngineKnowledgeBase = object({ kind: Type.Literal('knowledge-base') });
+const EngineKnowledgeBase = object({
+  kind: Type.Literal('knowledge-base'),
+  answerThreshold: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'lowest confidence (0–1) of the best entry that answers; unset: the calibrated default (docs/decisions.md)',
+    }),
+  ),
+});
 const EngineOpenAiInput = object({
   kind: Type.Literal('openai-compatible'),
   baseUrl: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'e.g. https://api.openai.com/v1' }),

@@ -108,7 +108,7 @@ export function toChannelView(row: ChannelRow, publicUrl: string): Channel {
             transcriptionModel: engine.transcriptionModel ?? null,
             apiKeySet: row.agentApiKey !== null,
           }
-        : { kind: 'knowledge-base' },
+        : { kind: 'knowledge-base', ...(engine.answerThreshold !== undefined ? { answerThreshold: engine.answerThreshold } : {}) },
     workingHours: row.workingHours,
     autoReply: row.autoReply,
     credentialsSet: row.credentials !== null,
@@ -183,7 +183,10 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
 
   /** The engine as stored, and what happens to its API key (kept when a change does not give a new one). */
   function engineChanges(input: AgentEngineInput, previous: ChannelRow | undefined): ChannelChanges {
-    if (input.kind === 'knowledge-base') return { agentEngine: { kind: 'knowledge-base' }, agentApiKey: null };
+    if (input.kind === 'knowledge-base') {
+      const agentEngine: StoredAgentEngine = { kind: 'knowledge-base', ...(input.answerThreshold !== undefined ? { answerThreshold: input.answerThreshold } : {}) };
+      return { agentEngine, agentApiKey: null };
+    }
     const agentEngine: StoredAgentEngine = {
       kind: input.kind,
       baseUrl: input.baseUrl,

@@ -12,6 +12,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  real,
   smallint,
   text,
   timestamp,
@@ -69,7 +70,7 @@ export interface StoredAgentSettings {
   aiLang: string;
 }
 export type StoredAgentEngine =
-  | { kind: 'knowledge-base' }
+  | { kind: 'knowledge-base'; answerThreshold?: number }
   | {
       kind: 'openai-compatible';
       baseUrl: string;
@@ -110,6 +111,8 @@ export const knowledgeBases = pgTable(
     name: text('name').notNull(),
     /** ISO 639-1 code; picks the PostgreSQL text-search configuration of the entries. */
     language: text('language').notNull().default('en'),
+    /** Bumped by every write of an entry: a process rebuilds its in-memory copy of the base when it changed. */
+    entriesVersion: bigint('entries_version', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -135,6 +138,11 @@ export const knowledgeEntries = pgTable(
     messageId: text('message_id'),
     /** Question and synonyms (weight A) and answer (weight B) in the base's text-search configuration; set by the store. */
     search: tsvector('search').notNull(),
+    /** Sentence vectors of the question and each synonym, one after the other; null until computed (a job). */
+    questionVectors: real('question_vectors').array(),
+    answerVector: real('answer_vector').array(),
+    /** What computed the vectors (`use-lite`, or an embeddings provider's model). */
+    vectorsModel: text('vectors_model'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -14,7 +14,7 @@ export interface FeedbackServiceDeps {
   messagesStore: (executor: Executor) => MessagesStore;
   chatsStore: (executor: Executor) => Pick<ChatsStore, 'find'>;
   channelsStore: (executor: Executor) => Pick<ChannelsStore, 'find'>;
-  knowledge: (executor: Executor) => Pick<KnowledgeService, 'addEntry'>;
+  knowledge: (executor: Executor) => Pick<KnowledgeService, 'learnCorrection'>;
 }
 
 export function createFeedbackService({ db, messagesStore, chatsStore, channelsStore, knowledge }: FeedbackServiceDeps) {
@@ -46,10 +46,10 @@ export function createFeedbackService({ db, messagesStore, chatsStore, channelsS
         if (!(await store.rate(message.id, 'disliked'))) throw Errors.messageAlreadyDisliked();
         // The question the reply answered; a reply with no customer message before it (a greeting) keeps its own text.
         const question = (await store.previousCustomerMessage(message.chatId, message))?.text ?? message.text;
-        await knowledge(tx).addEntry(accountId, channel.knowledgeBaseId, {
+        // The question is kept: a new correction entry, or a paraphrase of the entry that already gives this answer.
+        await knowledge(tx).learnCorrection(accountId, channel.knowledgeBaseId, {
           question: question.slice(0, QUESTION_MAX),
           answer: textEdit,
-          source: 'correction',
           messageId: message.id,
         });
       });

@@ -24,6 +24,8 @@ export interface JobCatalog {
   'messenger.send': { sendId: string };
   /** A chat whose task became done goes to a CRM (crm/crm-service.ts; keyed by connection and chat). */
   'crm.sync': { accountId: string; connectionId: string; chatId: string };
+  /** Sentence vectors of a knowledge-base entry whose text was written (knowledge/entry-vectors.ts; keyed by entry). */
+  'knowledge.embed': { knowledgeBaseId: string; entryId: string };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */

@@ -1,16 +1,18 @@
 // Knowledge bases and their question-and-answer entries, as the console manages them; the dislike
 // endpoint adds corrections through `addEntry`.
-import type { KnowledgeBase, KnowledgeEntry } from '@parley/contracts';
+import { SYNONYMS_MAX, type KnowledgeBase, type KnowledgeEntry } from '@parley/contracts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
-import { questionKeys } from './normalize.ts';
+import { questionKey, questionKeys } from './normalize.ts';
 import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
 
 export interface KnowledgeServiceDeps {
   store: KnowledgeStore;
   clock: Clock;
+  /** An entry's text was written: its sentence vectors are to be computed (enqueues `knowledge.embed`). */
+  entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
 }
 
 export const DEFAULT_LANGUAGE = 'en';
@@ -41,7 +43,13 @@ function toEntry(row: EntryRow): KnowledgeEntry {
   };
 }
 
-export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
+export function createKnowledgeService({ store, clock, entryWritten }: KnowledgeServiceDeps) {
+  /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
+  async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
+    await store.bumpEntriesVersion(knowledgeBaseId);
+    if (entryId !== undefined && entryWritten) await entryWritten(knowledgeBaseId, entryId);
+  }
+
   /** The text-search configuration of the account's base, or 404. */
   async function searchConfigOf(accountId: string, knowledgeBaseId: string): Promise<TextSearchConfig> {
     const language = await store.findBaseLanguage(accountId, knowledgeBaseId);
@@ -109,7 +117,38 @@ export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
       );
       // The base was deleted between the two statements.
       if (!entry) throw Errors.knowledgeBaseNotFound();
+      await changed(knowledgeBaseId, entry.id);
       return toEntry(entry);
+    },
+
+    /**
+     * A correction (dislike with `textEdit`): the customer's question with the right answer. When an entry already
+     * gives that answer (an earlier correction, or the entry the team meant), the question joins its synonyms, so
+     * paraphrases gather on one entry and the engine learns with use; otherwise a new `correction` entry (the spec's
+     * question-and-answer pair). An entry with SYNONYMS_MAX synonyms gets a new entry instead.
+     */
+    async learnCorrection(
+      accountId: string,
+      knowledgeBaseId: string,
+      input: { question: string; answer: string; messageId: string },
+    ): Promise<KnowledgeEntry> {
+      const config = await searchConfigOf(accountId, knowledgeBaseId);
+      const same = await store.findByAnswer(knowledgeBaseId, input.answer);
+      const key = questionKey(input.question);
+      if (same && key.length > 0) {
+        const keys = questionKeys(same.question, same.synonyms);
+        if (keys.includes(key)) return toEntry(same);
+        if (same.synonyms.length < SYNONYMS_MAX) {
+          const synonyms = [...same.synonyms, input.question];
+          const text = { question: same.question, synonyms, answer: same.answer, keys: questionKeys(same.question, synonyms) };
+          const entry = await store.updateEntry(accountId, knowledgeBaseId, same.id, text, config, clock.now());
+          if (entry) {
+            await changed(knowledgeBaseId, entry.id);
+            return toEntry(entry);
+          }
+        }
+      }
+      return this.addEntry(accountId, knowledgeBaseId, { ...input, source: 'correction' });
     },
 
     async updateEntry(
@@ -128,12 +167,14 @@ export function createKnowledgeService({ store, clock }: KnowledgeServiceDeps) {
       const text = { question, synonyms, answer: patch.answer ?? current.answer, keys: questionKeys(question, synonyms) };
       const entry = await store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
       if (!entry) throw Errors.entryNotFound();
+      await changed(knowledgeBaseId, entry.id);
       return toEntry(entry);
     },
 
     async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<{ success: true }> {
       await searchConfigOf(accountId, knowledgeBaseId);
       if (!(await store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
+      await changed(knowledgeBaseId, undefined);
       return { success: true };
     },
   };

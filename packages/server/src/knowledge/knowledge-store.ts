@@ -1,8 +1,9 @@
 // SQL of knowledge bases and their entries. Every statement is scoped by the account: a base or an entry
 // of another account is indistinguishable from a missing one.
 import { and, asc, count, desc, eq, exists, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.ts';
+import type { Executor } from '../db/client.ts';
 import { knowledgeBases, knowledgeEntries } from '../db/schema.ts';
+import type { IndexRow } from './knowledge-index.ts';
 import type { TextSearchConfig } from './text-search.ts';
 
 export type EntrySource = 'manual' | 'correction';
@@ -177,6 +178,9 @@ export function createKnowledgeStore(db: Executor) {
               source: sql`${row.source}::text`.as('source'),
               messageId: sql`${row.messageId}::text`.as('message_id'),
               search: searchVector(config, row).as('search'),
+              questionVectors: sql`NULL::real[]`.as('question_vectors'),
+              answerVector: sql`NULL::real[]`.as('answer_vector'),
+              vectorsModel: sql`NULL::text`.as('vectors_model'),
               createdAt: now.as('created_at'),
               updatedAt: now.as('updated_at'),
             })
@@ -204,6 +208,10 @@ export function createKnowledgeStore(db: Executor) {
           questionKeys: text.keys,
           answer: text.answer,
           search: searchVector(config, text),
+          // Computed again for the new text (knowledge.embed job); until then the entry is found by its words.
+          questionVectors: null,
+          answerVector: null,
+          vectorsModel: null,
           updatedAt: now,
         })
         .where(and(eq(knowledgeEntries.id, entryId), entriesOf(accountId, knowledgeBaseId)))
@@ -211,71 +219,89 @@ export function createKnowledgeStore(db: Executor) {
       return entry;
     },
 
-    /** The most recently changed entry whose question or a synonym has this key (normalize.ts). */
-    async findByQuestionKey(knowledgeBaseId: string, key: string) {
+    /** The most recently changed entry of the base whose answer is exactly this text (trimmed), if any. */
+    async findByAnswer(knowledgeBaseId: string, answer: string) {
       const [entry] = await db
         .select(entryColumns)
         .from(knowledgeEntries)
-        .where(and(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId), sql`${knowledgeEntries.questionKeys} @> ARRAY[${key}::text]`))
+        .where(and(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId), sql`btrim(${knowledgeEntries.answer}) = ${answer.trim()}`))
         .orderBy(desc(knowledgeEntries.updatedAt), desc(knowledgeEntries.createdAt), desc(knowledgeEntries.id))
         .limit(1);
       return entry;
     },
 
-    /**
-     * Full-text candidates for a customer's text: entries sharing at least one word (after stemming and stop
-     * words) with it, best `ts_rank` first, with how often each of the text's words occurs in their question and
-     * synonyms (weight A) and in their answer (weight B), and their length in words; plus the text's words, how
-     * many of the base's entries contain each, the base's size and its mean entry length.
-     */
-    async searchCandidates(knowledgeBaseId: string, config: TextSearchConfig, text: string, limit: number) {
-      const [query] = await queryRows<{ words: string[]; entries: number; meanLength: number; frequencies: Record<string, number> }>(
-        db,
-        sql`WITH q AS (SELECT array(SELECT DISTINCT unnest(tsvector_to_array(to_tsvector(${config}::regconfig, ${text}::text)))) AS words)
-            SELECT q.words,
-              (SELECT count(*)::int FROM ${knowledgeEntries} e WHERE e.knowledge_base_id = ${knowledgeBaseId}) AS entries,
-              (SELECT coalesce(avg(length(e.search)), 0)::float8 FROM ${knowledgeEntries} e WHERE e.knowledge_base_id = ${knowledgeBaseId}) AS "meanLength",
-              coalesce((SELECT jsonb_object_agg(w, (SELECT count(*) FROM ${knowledgeEntries} e
-                  WHERE e.knowledge_base_id = ${knowledgeBaseId} AND e.search @@ quote_literal(w)::tsquery))
-                FROM unnest(q.words) w), '{}'::jsonb) AS frequencies
-            FROM q`,
-      );
-      const words = query?.words ?? [];
-      const empty = {
-        words,
-        entries: query?.entries ?? 0,
-        meanLength: query?.meanLength ?? 0,
-        frequencies: {} as Record<string, number>,
-        candidates: [],
-      };
-      if (words.length === 0 || !query) return empty;
-      const anyWord = words.map((word) => `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
-      const candidates = await queryRows<{
-        id: string;
-        question: string;
-        answer: string;
-        /** word → [occurrences in question and synonyms, occurrences in the answer] */
-        counts: Record<string, [number, number]>;
-        length: number;
-        rank: number;
-        /** The normalized question: a newer entry with the same one supersedes this one (a correction). */
-        key: string | null;
-        updatedAt: string;
-      }>(
-        db,
-        sql`SELECT e.id, e.question, e.answer,
-              (SELECT jsonb_object_agg(u.lexeme, jsonb_build_array(
-                  (SELECT count(*) FROM unnest(u.weights) AS w(weight) WHERE w.weight = 'A'),
-                  (SELECT count(*) FROM unnest(u.weights) AS w(weight) WHERE w.weight = 'B')))
-                FROM unnest(e.search) u WHERE u.lexeme = ANY(${sql.param(words)}::text[])) AS counts,
-              length(e.search) AS length, e.question_keys[1] AS key, e.updated_at::text AS "updatedAt",
-              ts_rank(e.search, ${anyWord}::tsquery) AS rank
-            FROM ${knowledgeEntries} e
-            WHERE e.knowledge_base_id = ${knowledgeBaseId} AND e.search @@ ${anyWord}::tsquery
-            ORDER BY rank DESC, e.updated_at DESC, e.id DESC
-            LIMIT ${limit}`,
-      );
-      return { ...empty, frequencies: query.frequencies, candidates };
+    /** Marks the base's entries changed: every process rebuilds its in-memory copy on its next question. */
+    async bumpEntriesVersion(knowledgeBaseId: string): Promise<void> {
+      await db
+        .update(knowledgeBases)
+        .set({ entriesVersion: sql`${knowledgeBases.entriesVersion} + 1` })
+        .where(eq(knowledgeBases.id, knowledgeBaseId));
+    },
+
+    /** The base's language and entries version, or undefined when the base is gone. */
+    async findBaseVersion(knowledgeBaseId: string) {
+      const [base] = await db
+        .select({ language: knowledgeBases.language, entriesVersion: knowledgeBases.entriesVersion })
+        .from(knowledgeBases)
+        .where(eq(knowledgeBases.id, knowledgeBaseId));
+      return base;
+    },
+
+    /** Every entry of the base with what the in-memory index needs (knowledge-index.ts). */
+    async loadIndexRows(knowledgeBaseId: string): Promise<IndexRow[]> {
+      return db
+        .select({
+          id: knowledgeEntries.id,
+          question: knowledgeEntries.question,
+          synonyms: knowledgeEntries.synonyms,
+          answer: knowledgeEntries.answer,
+          keys: knowledgeEntries.questionKeys,
+          updatedAt: knowledgeEntries.updatedAt,
+          questionVectors: knowledgeEntries.questionVectors,
+          answerVector: knowledgeEntries.answerVector,
+        })
+        .from(knowledgeEntries)
+        .where(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId));
+    },
+
+    /** An entry's text as the vectors are computed from, with the base's language; undefined when gone. */
+    async findEntryToEmbed(knowledgeBaseId: string, entryId: string) {
+      const [entry] = await db
+        .select({
+          question: knowledgeEntries.question,
+          synonyms: knowledgeEntries.synonyms,
+          answer: knowledgeEntries.answer,
+          updatedAt: knowledgeEntries.updatedAt,
+          language: knowledgeBases.language,
+        })
+        .from(knowledgeEntries)
+        .innerJoin(knowledgeBases, eq(knowledgeBases.id, knowledgeEntries.knowledgeBaseId))
+        .where(and(eq(knowledgeEntries.id, entryId), eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId)));
+      return entry;
+    },
+
+    /** Entries of English bases that have no vectors (written before the encoder ran), at most `limit`. */
+    async entriesWithoutVectors(limit: number): Promise<{ knowledgeBaseId: string; entryId: string }[]> {
+      return db
+        .select({ knowledgeBaseId: knowledgeEntries.knowledgeBaseId, entryId: knowledgeEntries.id })
+        .from(knowledgeEntries)
+        .innerJoin(knowledgeBases, eq(knowledgeBases.id, knowledgeEntries.knowledgeBaseId))
+        .where(and(sql`${knowledgeEntries.answerVector} IS NULL`, sql`lower(split_part(${knowledgeBases.language}, '-', 1)) = 'en'`))
+        .limit(limit);
+    },
+
+    /** Stores an entry's vectors when its text is still the one they were computed from; false otherwise. */
+    async setVectors(
+      entryId: string,
+      computedFor: Date,
+      vectors: { questionVectors: number[]; answerVector: number[]; model: string },
+    ): Promise<boolean> {
+      const rows = await db
+        .update(knowledgeEntries)
+        .set({ questionVectors: vectors.questionVectors, answerVector: vectors.answerVector, vectorsModel: vectors.model })
+        .where(and(eq(knowledgeEntries.id, entryId), eq(knowledgeEntries.updatedAt, computedFor)))
+        .returning({ id: knowledgeEntries.id });
+      return rows.length > 0;
     },
 
     async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<boolean> {

@@ -1,86 +1,290 @@
-// Retrieval from a knowledge base for the agents: an exact (normalized) question match always wins; otherwise
-// full-text candidates are scored with BM25F (question and synonyms weigh more than the answer).
+// Retrieval from a knowledge base for the agents (docs/decisions.md, "Knowledge-base retrieval"): an exact
+// (normalized) question or synonym match always wins; otherwise every entry of the base gets
+//   - BM25F over question and synonyms (×2) and answer (×1), the customer's words stemmed after lemmatization,
+//     misspelled words corrected to the base's own vocabulary, WordNet relatives of the words at half weight;
+//   - the sentence encoder's cosine similarity of the text to the entry's question (or a synonym) and answer;
+// each signal is z-scored over the base's entries for this text and the z-scores are summed (fusion). Whether the
+// best entry is good enough to answer is its confidence (`score`, 0–1) against a threshold (the engine's).
+import { normalized, buildIndex, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
 import type { KnowledgeStore } from './knowledge-store.ts';
 import { questionKey } from './normalize.ts';
-import { textSearchConfig } from './text-search.ts';
 
 export interface RetrievedEntry {
   id: string;
   question: string;
   answer: string;
-  /** 1 for an exact match; otherwise the weighted share of the customer's words the entry covers, 0–1. */
+  /** 1 for an exact match; otherwise the confidence that the entry answers the text, 0–1 (see `confidence`). */
   score: number;
   exact: boolean;
+  /** The encoder's similarity went into `score` (fused); false when the words alone decided. */
+  semantic: boolean;
 }
 
-/**
- * BM25F: a word's occurrences count `QUESTION_WEIGHT` times in the question and synonyms and once in the answer,
- * saturated by K1 and normalized by the entry's length against the base's mean (B). Tuned with `npm run eval:kb`.
- */
+/** Which evidence ranks the entries: words only, the encoder only, or both fused (the default). */
+export type RetrievalMode = 'lexical' | 'encoder' | 'fused';
+
+/** BM25F: a word counts QUESTION_WEIGHT times in the question and synonyms, once in the answer. */
 export const QUESTION_WEIGHT = 2;
 const K1 = 0.8;
 const B = 0.5;
 /** A word no entry has still counts a little: a text about something else should not match on one shared word. */
 const UNKNOWN_WORD_WEIGHT = 0.3;
-const CANDIDATES = 50;
+/** A WordNet relative of a customer's word weighs half the word itself. */
+export const EXPANSION_WEIGHT = 0.5;
+/** Weights of the z-scored signals in the fused ranking (calibrated with `npm run eval:kb`). */
+const FUSION = { lexical: 0.5, question: 1, answer: 0.75 };
 
-type Search = Awaited<ReturnType<KnowledgeStore['searchCandidates']>>;
-
-/**
- * Orders the candidates by BM25F score (ties: the full-text rank, then the store's order). The score is divided by
- * what an entry containing every word of the text in its question would get, so it is between 0 and 1.
- */
-export function scoreCandidates({ words, entries, meanLength, frequencies, candidates }: Search): RetrievedEntry[] {
-  const idf = (word: string): number => {
-    const df = frequencies[word] ?? 0;
-    // log(1 + N/df): unlike BM25's own idf it stays positive when every entry has the word (a small base).
-    const weight = Math.log(1 + Math.max(entries, 1) / Math.max(df, 1));
-    return df === 0 ? weight * UNKNOWN_WORD_WEIGHT : weight;
-  };
-  const weights = new Map(words.map((word) => [word, idf(word)]));
-  const saturate = (tf: number, length: number) => {
-    const norm = K1 * (1 - B + (B * length) / Math.max(meanLength, 1));
-    return (tf * (K1 + 1)) / (tf + norm);
-  };
-  const best = [...weights.values()].reduce((sum, weight) => sum + weight * saturate(QUESTION_WEIGHT, meanLength), 0);
-  if (best === 0) return [];
-  // Of entries asking the same question, only the most recently changed one answers (a correction wins).
-  const newest = new Map<string, string>();
-  for (const { key, updatedAt } of candidates) {
-    if (key !== null && (newest.get(key) ?? '') < updatedAt) newest.set(key, updatedAt);
-  }
-  return candidates
-    .filter(({ key, updatedAt }) => key === null || newest.get(key) === updatedAt)
-    .map((candidate, order) => {
-      let score = 0;
-      for (const [word, weight] of weights) {
-        const [inQuestion, inAnswer] = candidate.counts?.[word] ?? [0, 0];
-        const tf = QUESTION_WEIGHT * inQuestion + inAnswer;
-        if (tf > 0) score += weight * saturate(tf, candidate.length);
-      }
-      return { candidate, order, score: Math.min(score / best, 1) };
-    })
-    .sort((a, b) => b.score - a.score || b.candidate.rank - a.candidate.rank || a.order - b.order)
-    .map(({ candidate, score }) => ({
-      id: candidate.id,
-      question: candidate.question,
-      answer: candidate.answer,
-      score: Math.round(score * 1000) / 1000,
-      exact: false,
-    }));
+/** What the fusion and the answer rule know of one entry for one text. */
+export interface EntrySignals {
+  entry: IndexedEntry;
+  /** BM25F divided by what an entry with every word of the text in its question would get, capped at 1. */
+  lexical: number;
+  /** Cosine of the text to the entry's question or nearest synonym; null without vectors. */
+  question: number | null;
+  /** Cosine of the text to the entry's answer; null without vectors. */
+  answer: number | null;
+  fused: number;
 }
 
-export function createRetriever(store: Pick<KnowledgeStore, 'findByQuestionKey' | 'searchCandidates'>) {
+export interface Ranking {
+  ranked: EntrySignals[];
+  /** Share of the text's words that no entry has (after typo correction). */
+  unknownShare: number;
+}
+
+/** Optimal string alignment distance, or `limit + 1` as soon as it must exceed `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (before[j - 2] ?? 0) + 1);
+      current.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length] ?? limit + 1;
+}
+
+const corrections = new WeakMap<KnowledgeIndex, Map<string, string | null>>();
+/** The base's word closest to a misspelled one: 1 edit for words up to 7 letters, 2 above; the commoner on a tie. */
+export function correctSpelling(index: KnowledgeIndex, word: string): string | undefined {
+  if (word.length < 3 || /\p{N}/u.test(word)) return undefined;
+  let cache = corrections.get(index);
+  if (!cache) corrections.set(index, (cache = new Map()));
+  const known = cache.get(word);
+  if (known !== undefined) return known ?? undefined;
+  const limit = word.length <= 7 ? 1 : 2;
+  let best: { word: string; distance: number; frequency: number } | undefined;
+  for (const [candidate, term] of index.vocabulary) {
+    const distance = editDistance(word, candidate, limit);
+    if (distance > limit) continue;
+    const frequency = index.documentFrequency.get(term) ?? 0;
+    if (!best || distance < best.distance || (distance === best.distance && frequency > best.frequency)) best = { word: candidate, distance, frequency };
+  }
+  if (cache.size > 10_000) cache.clear();
+  cache.set(word, best?.word ?? null);
+  return best?.word;
+}
+
+/**
+ * The customer's words as term groups: each word's own term (weight 1) and its WordNet relatives present in the
+ * base (EXPANSION_WEIGHT). A group counts once per entry, by its best term: a word and its synonyms are one word.
+ */
+export function queryTerms(index: KnowledgeIndex, text: string): { groups: Map<string, [string, number][]>; unknownShare: number } {
+  const { analyzer, documentFrequency } = index;
+  const groups = new Map<string, [string, number][]>();
+  let unknown = 0;
+  let count = 0;
+  for (const written of analyzer.words(text)) {
+    let word = written;
+    if (!documentFrequency.has(analyzer.term(word)) && !analyzer.isDictionaryWord(word)) word = correctSpelling(index, word) ?? word;
+    const term = analyzer.term(word);
+    count += 1;
+    if (!documentFrequency.has(term)) unknown += 1;
+    if (groups.has(term)) continue;
+    const group: [string, number][] = [[term, 1]];
+    for (const relative of analyzer.related(word)) {
+      if (analyzer.words(relative).length === 0) continue;
+      const related = analyzer.term(relative);
+      if (documentFrequency.has(related) && !group.some(([t]) => t === related)) group.push([related, EXPANSION_WEIGHT]);
+    }
+    groups.set(term, group);
+  }
+  return { groups, unknownShare: count ? unknown / count : 1 };
+}
+
+/**
+ * Typical mean and spread of each signal over a base's entries for one question (measured with `npm run eval:kb`):
+ * the z-scores lean on them as PRIOR_ENTRIES imaginary entries, so a small base (where the spread of 5 entries
+ * says little) is judged like a large one and the answer rule does not depend on the base's size.
+ */
+const PRIORS = { lexical: { mean: 0.07, deviation: 0.11 }, question: { mean: 0.34, deviation: 0.11 }, answer: { mean: 0.27, deviation: 0.09 } };
+const PRIOR_ENTRIES = 20;
+
+function zScores(values: readonly (number | null)[], prior: { mean: number; deviation: number }): number[] {
+  const present = values.filter((value): value is number => value !== null);
+  if (present.length === 0) return values.map(() => 0);
+  const weight = present.length + PRIOR_ENTRIES;
+  const mean = (present.reduce((sum, value) => sum + value, 0) + PRIOR_ENTRIES * prior.mean) / weight;
+  const spread = present.reduce((sum, value) => sum + (value - mean) ** 2, 0) + PRIOR_ENTRIES * (prior.deviation ** 2 + (prior.mean - mean) ** 2);
+  const deviation = Math.sqrt(spread / weight);
+  // An entry without vectors sits at the mean: neither pushed up nor down by a signal it lacks.
+  return values.map((value) => (value === null || deviation === 0 ? 0 : (value - mean) / deviation));
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
+  return sum;
+}
+
+/** Every entry of the base with its signals for the text, best first by the mode's ranking. */
+export function rankEntries(index: KnowledgeIndex, text: string, queryVector: readonly number[] | undefined, mode: RetrievalMode): Ranking {
+  const { entries, documentFrequency, meanLength } = index;
+  const { groups, unknownShare } = queryTerms(index, text);
+  const count = Math.max(entries.length, 1);
+  const idf = (term: string) => {
+    const df = documentFrequency.get(term) ?? 0;
+    // log(1 + N/df): unlike BM25's own idf it stays positive when every entry has the word (a small base).
+    const weight = Math.log(1 + count / Math.max(df, 1));
+    return df === 0 ? weight * UNKNOWN_WORD_WEIGHT : weight;
+  };
+  const saturate = (tf: number, length: number) => (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / Math.max(meanLength, 1)));
+  const best = [...groups.keys()].reduce((sum, term) => sum + idf(term) * saturate(QUESTION_WEIGHT, meanLength), 0);
+  const vector = queryVector && index.dimensions === queryVector.length && mode !== 'lexical' ? normalized(queryVector) : undefined;
+  const signals: EntrySignals[] = entries.map((entry) => {
+    let score = 0;
+    for (const [own, group] of groups) {
+      let wordScore = 0;
+      for (const [term, weight] of group) {
+        const tf = QUESTION_WEIGHT * (entry.asked.get(term) ?? 0) + (entry.answered.get(term) ?? 0);
+        if (tf > 0) wordScore = Math.max(wordScore, weight * idf(term) * saturate(tf, entry.length));
+      }
+      // A relative never counts more than the word itself would in the question.
+      score += Math.min(wordScore, idf(own) * saturate(QUESTION_WEIGHT * 2, entry.length));
+    }
+    const question = vector && entry.questionVectors.length ? Math.max(...entry.questionVectors.map((v) => dot(vector, v))) : null;
+    const answer = vector && entry.answerVector ? dot(vector, entry.answerVector) : null;
+    return { entry, lexical: best > 0 ? Math.min(score / best, 1) : 0, question, answer, fused: 0 };
+  });
+  const lexical = mode === 'encoder' ? signals.map(() => 0) : zScores(signals.map((s) => s.lexical), PRIORS.lexical);
+  const question = zScores(signals.map((s) => s.question), PRIORS.question);
+  const answer = zScores(signals.map((s) => s.answer), PRIORS.answer);
+  signals.forEach((s, i) => {
+    s.fused = FUSION.lexical * (lexical[i] ?? 0) + FUSION.question * (question[i] ?? 0) + FUSION.answer * (answer[i] ?? 0);
+  });
+  const key = mode === 'lexical' || !vector ? (s: EntrySignals) => s.lexical : (s: EntrySignals) => s.fused;
+  signals.sort((a, b) => key(b) - key(a) || b.lexical - a.lexical);
+  return { ranked: signals, unknownShare };
+}
+
+/**
+ * The answer rule: how sure the best entry answers the text, 0–1. With the encoder: how far the entry's fused
+ * z-score stands above the base's other entries (FUSED_SCALE standard deviations = 1). Without: its lexical score
+ * (BM25F over the best possible). Either is lowered by the share of the text's words the base does not know (a
+ * question about something else shares a word or two at most), less with the encoder, which sees those words too
+ * (and in a small base most words of a paraphrase are unknown).
+ */
+export function confidence(best: EntrySignals, ranking: Ranking, mode: RetrievalMode): number {
+  const semantic = mode !== 'lexical' && best.question !== null;
+  const evidence = semantic ? Math.min(Math.max(best.fused / FUSED_SCALE, 0), 1) : best.lexical;
+  const penalty = semantic ? UNKNOWN_PENALTY.fused : UNKNOWN_PENALTY.lexical;
+  return Math.round(evidence * (1 - penalty * ranking.unknownShare) * 1000) / 1000;
+}
+const FUSED_SCALE = 10;
+const UNKNOWN_PENALTY = { fused: 0.15, lexical: 0.5 };
+
+export interface RetrieverDeps {
+  store: Pick<KnowledgeStore, 'findBaseVersion' | 'loadIndexRows'>;
+  /** Embeds a customer's text (English bases); absent: lexical only. */
+  embed?: ((text: string) => Promise<number[]>) | undefined;
+  mode?: RetrievalMode;
+}
+
+/**
+ * How many entries a process keeps in memory at once, over all bases (the least recently asked bases are dropped
+ * first): an English entry with vectors takes about 5 KB, so about 100 MB at most.
+ */
+const CACHED_ENTRIES = 20_000;
+
+export function createRetriever({ store, embed, mode = 'fused' }: RetrieverDeps) {
+  const cache = new Map<string, { version: number; index: Promise<KnowledgeIndex>; entries: number }>();
+
+  /** Drops the least recently asked bases while the cache holds more than CACHED_ENTRIES (the newest always stays). */
+  function trim(): void {
+    let total = 0;
+    for (const cached of cache.values()) total += cached.entries;
+    for (const [id, cached] of cache) {
+      if (total <= CACHED_ENTRIES || cache.size <= 1) break;
+      cache.delete(id);
+      total -= cached.entries;
+    }
+  }
+
+  /** The base's in-memory index, rebuilt when an entry changed since (entries_version); undefined when gone. */
+  async function indexOf(knowledgeBaseId: string): Promise<KnowledgeIndex | undefined> {
+    const base = await store.findBaseVersion(knowledgeBaseId);
+    if (!base) {
+      cache.delete(knowledgeBaseId);
+      return undefined;
+    }
+    let cached = cache.get(knowledgeBaseId);
+    if (!cached || cached.version !== base.entriesVersion) {
+      // The version was read before the rows: a write in between leaves a newer version, so a rebuild next time.
+      const entry: { version: number; index: Promise<KnowledgeIndex>; entries: number } = {
+        version: base.entriesVersion,
+        index: store.loadIndexRows(knowledgeBaseId).then((rows) => buildIndex(base.language, rows)),
+        entries: 0,
+      };
+      entry.index.then(
+        (index) => {
+          entry.entries = index.entries.length;
+          trim();
+        },
+        () => {
+          if (cache.get(knowledgeBaseId) === entry) cache.delete(knowledgeBaseId);
+        },
+      );
+      cached = entry;
+    }
+    // Most recently asked last.
+    cache.delete(knowledgeBaseId);
+    cache.set(knowledgeBaseId, cached);
+    return cached.index;
+  }
+
   return {
     /** The base's entries for a text, best first (at most `limit`); the exact match alone when there is one. */
-    async retrieve(knowledgeBaseId: string, language: string, text: string, limit = 5): Promise<RetrievedEntry[]> {
-      const key = questionKey(text);
-      if (key.length > 0) {
-        const exact = await store.findByQuestionKey(knowledgeBaseId, key);
-        if (exact) return [{ id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true }];
+    async retrieve(knowledgeBaseId: string, _language: string, text: string, limit = 5): Promise<RetrievedEntry[]> {
+      const index = await indexOf(knowledgeBaseId);
+      if (!index || index.entries.length === 0) return [];
+      const exact = index.byKey.get(questionKey(text));
+      if (exact) return [{ id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false }];
+      let vector: number[] | undefined;
+      if (embed && mode !== 'lexical' && index.analyzer.english && index.dimensions > 0) {
+        // The encoder failing (a broken install) leaves the words to decide, as with a non-English base.
+        vector = await embed(text).catch(() => undefined);
       }
-      const search = await store.searchCandidates(knowledgeBaseId, textSearchConfig(language), text, CANDIDATES);
-      return scoreCandidates(search).slice(0, limit);
+      const ranking = rankEntries(index, text, vector, mode);
+      // Entries with no evidence at all (no shared word, and no closer than usual in meaning) are not candidates.
+      const found = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
+      return found.slice(0, limit).map((signals) => ({
+        id: signals.entry.id,
+        question: signals.entry.question,
+        answer: signals.entry.answer,
+        score: confidence(signals, ranking, mode),
+        exact: false,
+        semantic: mode !== 'lexical' && signals.question !== null,
+      }));
     },
   };
 }

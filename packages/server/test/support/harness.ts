@@ -81,6 +81,11 @@ export interface TestAppOptions {
    * snippet) that a browser can follow; the port is chosen before the app is built.
    */
   realPublicUrl?: boolean;
+  /**
+   * The built-in sentence encoder (KB_ENCODER). Off by default: only the test files about retrieval pay the model's
+   * load (about a second and +110 MB).
+   */
+  knowledgeEncoder?: boolean;
 }
 
 /** A port that was free a moment ago (for apps that must know their address before they listen). */
@@ -116,6 +121,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       dataDir,
       ...(options.messengerApis ? { messengerApis: options.messengerApis } : {}),
       ...(options.crmApis ? { crmApis: options.crmApis } : {}),
+      knowledgeEncoder: options.knowledgeEncoder ?? false,
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),

@@ -20,6 +20,8 @@ interface Draft {
   aiLang: string;
   engine: 'knowledge-base' | 'openai-compatible';
   baseUrl: string;
+  /** The knowledge-base engine's answerThreshold as typed; empty = the calibrated default. */
+  answerThreshold: string;
   model: string;
   apiKey: string;
   knowledgeBaseId: string;
@@ -44,6 +46,7 @@ function draftOf(channel: Channel): Draft {
     aiLang: channel.settings.aiLang,
     engine: engine.kind,
     baseUrl: engine.kind === 'openai-compatible' ? engine.baseUrl : '',
+    answerThreshold: engine.kind === 'knowledge-base' && engine.answerThreshold !== undefined ? String(engine.answerThreshold) : '',
     model: engine.kind === 'openai-compatible' ? engine.model : '',
     apiKey: '',
     knowledgeBaseId: channel.knowledgeBaseId ?? '',
@@ -59,6 +62,7 @@ function draftOf(channel: Channel): Draft {
 
 function bodyOf(draft: Draft, channel: Channel): UpdateChannelBody {
   let agentEngine: AgentEngineInput = { kind: 'knowledge-base' };
+  if (draft.answerThreshold.trim() !== '') agentEngine.answerThreshold = Number(draft.answerThreshold);
   if (draft.engine === 'openai-compatible') {
     agentEngine = { kind: 'openai-compatible', baseUrl: draft.baseUrl.trim(), model: draft.model.trim() };
     if (draft.apiKey) agentEngine.apiKey = draft.apiKey;
@@ -389,6 +393,20 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
             <option value="openai-compatible">OpenAI-compatible</option>
           </select>
         </Field>
+        {draft.engine === 'knowledge-base' && (
+          <Field label={t('Answer threshold')}>
+            <input
+              aria-label="Answer threshold"
+              type="number"
+              min="0"
+              max="1"
+              step="0.01"
+              placeholder={t('default')}
+              value={draft.answerThreshold}
+              onInput={(e) => set({ answerThreshold: e.currentTarget.value })}
+            />
+          </Field>
+        )}
         {draft.engine === 'openai-compatible' && (
           <>
             <Field label={t('Base URL')}>

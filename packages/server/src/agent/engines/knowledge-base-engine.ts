@@ -6,10 +6,13 @@ import { fallbackText } from '../agent-texts.ts';
 import type { AgentAnswer, AgentEngine, AgentTurn } from '../engine.ts';
 
 /**
- * The lowest score (retrieval.ts) that counts as an answer. Chosen with `npm run eval:kb`'s sweep: a wrong answer
- * is worse than the fallback (which leaves the chat to the team), so it favors few wrong answers over many answers.
+ * The lowest confidence (retrieval.ts) that counts as an answer, when the encoder's similarity is part of it
+ * (English bases) and when the words alone decide. Calibrated with `npm run eval:kb`'s sweep on the fixture with
+ * its no-answer questions: a wrong answer is worse than the fallback (which leaves the chat to the team).
+ * A channel may set its own (`agentEngine.answerThreshold`).
  */
-export const ANSWER_THRESHOLD = 0.5;
+export const ANSWER_THRESHOLD = 0.49;
+export const LEXICAL_ANSWER_THRESHOLD = 0.5;
 
 export interface KnowledgeBaseEngineDeps {
   retriever: Pick<Retriever, 'retrieve'>;
@@ -18,22 +21,25 @@ export interface KnowledgeBaseEngineDeps {
 }
 
 export function createKnowledgeBaseEngine({ retriever, baseLanguage }: KnowledgeBaseEngineDeps): AgentEngine {
-  /** The best entry's answer for the text, when it is an exact match or scores at least the threshold. */
-  async function lookUp(knowledgeBaseId: string, language: string, text: string): Promise<string | undefined> {
+  /** The best entry's answer for the text, when it is an exact match or its confidence reaches the threshold. */
+  async function lookUp(knowledgeBaseId: string, language: string, text: string, threshold: number | undefined): Promise<string | undefined> {
     const [best] = await retriever.retrieve(knowledgeBaseId, language, text, 1);
-    return best && (best.exact || best.score >= ANSWER_THRESHOLD) ? best.answer : undefined;
+    if (!best) return undefined;
+    const needed = threshold ?? (best.semantic ? ANSWER_THRESHOLD : LEXICAL_ANSWER_THRESHOLD);
+    return best.exact || best.score >= needed ? best.answer : undefined;
   }
 
   return {
     async answer({ accountId, channel, pending, firstMessage }: AgentTurn): Promise<AgentAnswer> {
       const texts = pending.map((message) => message.text.trim()).filter((text) => text.length > 0);
       let answer: string | undefined;
+      const threshold = channel.engine.kind === 'knowledge-base' ? channel.engine.answerThreshold : undefined;
       const language = channel.knowledgeBaseId ? await baseLanguage(accountId, channel.knowledgeBaseId) : undefined;
       if (channel.knowledgeBaseId && language !== undefined && texts.length > 0) {
         // A burst is looked up whole; when that finds nothing, its last message alone (the newest question).
-        answer = await lookUp(channel.knowledgeBaseId, language, texts.join('\n'));
+        answer = await lookUp(channel.knowledgeBaseId, language, texts.join('\n'), threshold);
         const last = texts.at(-1);
-        if (answer === undefined && texts.length > 1 && last) answer = await lookUp(channel.knowledgeBaseId, language, last);
+        if (answer === undefined && texts.length > 1 && last) answer = await lookUp(channel.knowledgeBaseId, language, last, threshold);
       }
       const greeting = channel.settings.greeting.trim();
       if (answer !== undefined) return { text: answer, taskComplete: null };

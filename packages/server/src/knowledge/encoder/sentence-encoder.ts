@@ -1,0 +1,87 @@
+// The built-in sentence encoder (English only): Universal Sentence Encoder lite in a worker thread, so a
+// 15–50 ms embedding never blocks the event loop. The thread and the model (about +150 MB resident) are started
+// on the first use, not at start; `KB_ENCODER=off` (config.ts) leaves it out entirely.
+import { Worker } from 'node:worker_threads';
+
+export interface SentenceEncoder {
+  /** What computes the vectors, stored with them (`vectors_model`). */
+  readonly model: string;
+  /** One vector per text. */
+  embed(texts: readonly string[]): Promise<number[][]>;
+  close(): Promise<void>;
+}
+
+export const BUILT_IN_MODEL = 'use-lite';
+
+type Reply = { id: number; vectors: number[][] } | { id: number; error: string };
+
+export function createSentenceEncoder(): SentenceEncoder {
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: (vectors: number[][]) => void; reject: (error: Error) => void }>();
+
+  function start(): Worker {
+    const thread = new Worker(new URL('./encoder-worker.mjs', import.meta.url));
+    thread.on('message', (reply: Reply) => {
+      const call = waiting.get(reply.id);
+      waiting.delete(reply.id);
+      if (!call) return;
+      if ('error' in reply) call.reject(new Error(`sentence encoder: ${reply.error}`));
+      else call.resolve(reply.vectors);
+    });
+    const failAll = (error: Error) => {
+      for (const call of waiting.values()) call.reject(error);
+      waiting.clear();
+      worker = undefined;
+    };
+    thread.on('error', failAll);
+    thread.on('exit', (code) => failAll(new Error(`sentence encoder: thread exited (${code})`)));
+    // Idle, the thread does not keep the process alive.
+    thread.unref();
+    return thread;
+  }
+
+  return {
+    model: BUILT_IN_MODEL,
+    embed(texts) {
+      if (texts.length === 0) return Promise.resolve([]);
+      worker ??= start();
+      const id = nextId++;
+      const thread = worker;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        thread.ref();
+        thread.postMessage({ id, texts: [...texts] });
+      }).finally(() => {
+        if (waiting.size === 0) thread.unref();
+      }) as Promise<number[][]>;
+    },
+    async close() {
+      const thread = worker;
+      worker = undefined;
+      if (thread) await thread.terminate();
+    },
+  };
+}
+
+/**
+ * One text's vector, the most recent `size` texts remembered (by their normalized form): customers ask the same
+ * few questions over and over, and the encoder's thread embeds one text at a time (tens of questions a second).
+ */
+export function cachedTextEmbedding(encoder: Pick<SentenceEncoder, 'embed'>, size = 2000): (text: string) => Promise<number[]> {
+  const cache = new Map<string, Promise<number[]>>();
+  return (text) => {
+    const key = text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+    let vector = cache.get(key);
+    if (vector) {
+      // Most recently used last: the first key is the one to drop.
+      cache.delete(key);
+    } else {
+      vector = encoder.embed([text]).then((vectors) => vectors[0] ?? []);
+      vector.catch(() => cache.delete(key));
+    }
+    cache.set(key, vector);
+    if (cache.size > size) cache.delete(cache.keys().next().value ?? '');
+    return vector;
+  };
+}

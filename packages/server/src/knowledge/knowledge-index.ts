@@ -1,0 +1,110 @@
+// A knowledge base held in memory for retrieval: each entry's terms per field (question with synonyms, answer),
+// the base's statistics (entries, document frequencies, mean length) and vocabulary, and the entries' sentence
+// vectors. Built from the stored rows when the base's `entries_version` changes (every entry write bumps it), so
+// a question costs no statistics query and no database scan (retrieval.ts).
+import { analyzerFor, type Analyzer } from './lexicon/analyzer.ts';
+import { questionKey } from './normalize.ts';
+
+export interface IndexRow {
+  id: string;
+  question: string;
+  synonyms: string[];
+  answer: string;
+  keys: string[];
+  updatedAt: Date;
+  /** Vectors of the question and each synonym, in that order, one after the other (null until computed). */
+  questionVectors: number[] | null;
+  answerVector: number[] | null;
+}
+
+export interface IndexedEntry {
+  id: string;
+  question: string;
+  answer: string;
+  /** term → occurrences in the question and synonyms */
+  asked: Map<string, number>;
+  /** term → occurrences in the answer */
+  answered: Map<string, number>;
+  length: number;
+  questionVectors: Float32Array[];
+  answerVector: Float32Array | null;
+}
+
+export interface KnowledgeIndex {
+  analyzer: Analyzer;
+  /** Entries that answer: of entries asking the same question only the most recently changed (a correction wins). */
+  entries: IndexedEntry[];
+  /** Normalized question or synonym → the most recently changed entry that has it (the exact match). */
+  byKey: Map<string, IndexedEntry>;
+  /** term → number of answering entries that have it */
+  documentFrequency: Map<string, number>;
+  meanLength: number;
+  /** Words of the base as written → their term: what a misspelled query word is corrected to. */
+  vocabulary: Map<string, string>;
+  /** Length of the vectors, 0 when no entry has any. */
+  dimensions: number;
+}
+
+function countTerms(analyzer: Analyzer, text: string, into: Map<string, number>, vocabulary: Map<string, string>): number {
+  const words = analyzer.words(text);
+  for (const word of words) {
+    const term = analyzer.term(word);
+    into.set(term, (into.get(term) ?? 0) + 1);
+    vocabulary.set(word, term);
+  }
+  return words.length;
+}
+
+function vectors(flat: number[] | null, dimensions: number): Float32Array[] {
+  if (!flat || dimensions === 0) return [];
+  const result: Float32Array[] = [];
+  for (let at = 0; at + dimensions <= flat.length; at += dimensions) result.push(normalized(flat.slice(at, at + dimensions)));
+  return result;
+}
+
+/** The vector scaled to length 1 (a dot product is then the cosine). */
+export function normalized(vector: ArrayLike<number>): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += (vector[i] ?? 0) ** 2;
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  const result = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) result[i] = (vector[i] ?? 0) * scale;
+  return result;
+}
+
+export function buildIndex(language: string, rows: readonly IndexRow[]): KnowledgeIndex {
+  const analyzer = analyzerFor(language);
+  const newest = (a: IndexRow, b: IndexRow) => b.updatedAt.getTime() - a.updatedAt.getTime() || (a.id < b.id ? 1 : -1);
+  const ordered = [...rows].sort(newest);
+  const dimensions = ordered.find((row) => row.answerVector)?.answerVector?.length ?? 0;
+  const vocabulary = new Map<string, string>();
+  const byKey = new Map<string, IndexedEntry>();
+  const questionsSeen = new Set<string>();
+  const entries: IndexedEntry[] = [];
+  const documentFrequency = new Map<string, number>();
+  let totalLength = 0;
+  for (const row of ordered) {
+    const asked = new Map<string, number>();
+    const answered = new Map<string, number>();
+    let length = countTerms(analyzer, [row.question, ...row.synonyms].join('\n'), asked, vocabulary);
+    length += countTerms(analyzer, row.answer, answered, vocabulary);
+    const entry: IndexedEntry = {
+      id: row.id,
+      question: row.question,
+      answer: row.answer,
+      asked,
+      answered,
+      length,
+      questionVectors: vectors(row.questionVectors, dimensions),
+      answerVector: row.answerVector && row.answerVector.length === dimensions ? normalized(row.answerVector) : null,
+    };
+    for (const key of row.keys) if (!byKey.has(key)) byKey.set(key, entry);
+    const question = row.keys[0] ?? questionKey(row.question);
+    if (questionsSeen.has(question)) continue;
+    questionsSeen.add(question);
+    entries.push(entry);
+    totalLength += length;
+    for (const term of new Set([...asked.keys(), ...answered.keys()])) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+  }
+  return { analyzer, entries, byKey, documentFrequency, meanLength: entries.length ? totalLength / entries.length : 0, vocabulary, dimensions };
+}

