@@ -165,14 +165,51 @@ export type PreparedQuery = <T>(statement: PreparedStatement, values: readonly u
  */
 export function preparedQuery(db: Database): PreparedQuery {
   const client = (db as unknown as { $client: unknown }).$client;
-  if (client instanceof PGlite) {
-    return async <T>(statement: PreparedStatement, values: readonly unknown[]) => (await client.query<T>(statement.text, [...values])).rows;
-  }
+  if (client instanceof PGlite) return pglitePrepared(client);
   if (client instanceof pg.Pool) {
     return async <T>(statement: PreparedStatement, values: readonly unknown[]) =>
       (await client.query<T & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: [...values] })).rows;
   }
   throw new Error('preparedQuery: the database is neither PGlite nor a node-postgres pool');
+}
+
+/** Names prepared on each PGlite instance (its one session keeps them until it closes). */
+const preparedOnPglite = new WeakMap<PGlite, Map<string, Promise<void>>>();
+
+/** A value as an SQL literal: quoted (standard_conforming_strings, checked at PREPARE), typed by the statement. */
+function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  const text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * PGlite has no named statements in its API and parses and plans every query anew, several milliseconds for the
+ * hot paths' statements. So each is made a session prepared statement once (`PREPARE`, its parameter types
+ * inferred as for any query) and run as `EXECUTE name(literals…)`, which only binds values to the stored plan.
+ */
+function pglitePrepared(client: PGlite): PreparedQuery {
+  let prepared = preparedOnPglite.get(client);
+  if (!prepared) preparedOnPglite.set(client, (prepared = new Map()));
+  const names = prepared;
+  const prepare = (statement: PreparedStatement): Promise<void> => {
+    let done = names.get(statement.name);
+    if (!done) {
+      done = (async () => {
+        const [setting] = (await client.query<{ standard_conforming_strings: string }>('SHOW standard_conforming_strings')).rows;
+        if (setting?.standard_conforming_strings !== 'on') throw new Error('standard_conforming_strings must be on');
+        await client.exec(`PREPARE ${statement.name} AS ${statement.text}`);
+      })();
+      done.catch(() => names.delete(statement.name));
+      names.set(statement.name, done);
+    }
+    return done;
+  };
+  return async <T>(statement: PreparedStatement, values: readonly unknown[]) => {
+    await prepare(statement);
+    const args = values.length === 0 ? '' : `(${values.map(sqlLiteral).join(', ')})`;
+    return (await client.query<T>(`EXECUTE ${statement.name}${args}`)).rows;
+  };
 }
 
 /** How many statements the database runs at once for this process: PGlite one, a pool its size. */
