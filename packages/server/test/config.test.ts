@@ -22,6 +22,7 @@ test('defaults', () => {
     messengerApis: { telegram: 'https://api.telegram.org', meta: 'https://graph.facebook.com', viber: 'https://chatapi.viber.com' },
     crmApis: { hubspot: 'https://api.hubapi.com', pipedrive: undefined },
     countStatementsFile: undefined,
+    knowledgeEncoder: true,
   });
 });
 
@@ -46,6 +47,7 @@ test('every variable is read', () => {
       HUBSPOT_API_URL: 'http://127.0.0.1:8082/',
       PIPEDRIVE_API_URL: 'https://pipedrive.example.com',
       PARLEY_COUNT_STATEMENTS: 'bench/statements.json',
+      KB_ENCODER: 'off',
     },
     '/',
   );
@@ -63,6 +65,7 @@ test('every variable is read', () => {
   assert.equal(config.secretsKey, 's'.repeat(32));
   assert.equal(config.logLevel, 'warn');
   assert.equal(config.countStatementsFile, '/bench/statements.json');
+  assert.equal(config.knowledgeEncoder, false);
   assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
 });
 
@@ -73,6 +76,7 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ DELIVERY_RETENTION_DAYS: '0' }, 'Invalid configuration: DELIVERY_RETENTION_DAYS must be an integer from 1 to 3650 (got "0")'],
     [{ RATE_LIMIT_MAX: '0' }, 'Invalid configuration: RATE_LIMIT_MAX must be an integer from 1 to 1000000000 (got "0")'],
     [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_PRIVATE_NETWORKS must be "true" or "false" (got "yes")'],
+    [{ KB_ENCODER: 'yes' }, 'Invalid configuration: KB_ENCODER must be on or off (got "yes")'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ PUBLIC_URL: 'ftp://x' }, 'Invalid configuration: PUBLIC_URL must be a URL starting with http:// or https:// (got "ftp://x")'],
     [{ DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://'],
