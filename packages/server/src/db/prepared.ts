@@ -1,0 +1,30 @@
+// Fixed SQL texts of hot read paths, sent without Drizzle's query building: on PostgreSQL as named prepared
+// statements (each pooled connection parses the text once), on PGlite as `query(text, params)`.
+import { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
+import pg from 'pg';
+import type { Executor } from './client.ts';
+
+/** One statement: `name` unique per `text` (PostgreSQL keeps the statement under that name per connection). */
+export interface PreparedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** The rows of a fixed-text query, by the driver under the executor. */
+export async function preparedRows<T>(db: Executor, query: PreparedQuery): Promise<T[]> {
+  const client: unknown = '$client' in db ? db.$client : undefined;
+  if (client instanceof pg.Pool || client instanceof pg.Client) {
+    return (await client.query({ name: query.name, text: query.text, values: query.values })).rows as T[];
+  }
+  if (client instanceof PGlite) return (await client.query<T>(query.text, query.values)).rows;
+  // A transaction (or any other executor): the same text, its $n bound through Drizzle.
+  const result = (await db.execute(withParams(query))) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+function withParams({ text, values }: PreparedQuery): SQL {
+  const parts = text.split(/\$(\d+)/);
+  return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql.param(values[Number(part) - 1]))));
+}
