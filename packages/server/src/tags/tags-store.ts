@@ -1,8 +1,9 @@
 // SQL of tags and their attachment to chats. Every statement is scoped by the account: another account's
 // tag or chat does not exist here.
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
+import { preparedRows } from '../db/prepared.ts';
 import { chats, chatTags, tags } from '../db/schema.ts';
 
 export interface TagRow {
@@ -13,6 +14,17 @@ export interface TagRow {
 
 /** The outcome of attaching a tag to a chat; `tagGone` / `chatGone`: deleted by a concurrent request meanwhile. */
 export type AttachResult = 'attached' | 'alreadyAttached' | 'tagGone' | 'chatGone';
+
+/**
+ * The page of tags is chosen first, ordered by the count kept in `tags.chat_count` (migration 0005's triggers), and
+ * only its tags' chat ids are read, from chat_tags' primary key in chat-id order. `COLLATE "C"`: the same order on
+ * every server, whatever collation its database was created with.
+ */
+const LIST_TAGS = `SELECT t.id, t.name,
+    coalesce((SELECT json_agg(ct.chat_id ORDER BY ct.chat_id) FROM chat_tags ct WHERE ct.tag_id = t.id), '[]') AS "chatIds"
+  FROM tags t WHERE t.account_id = $1
+  ORDER BY t.chat_count DESC, t.name COLLATE "C", t.id
+  LIMIT $2 OFFSET $3`;
 
 export function createTagsStore(db: Executor) {
   async function chatExists(accountId: string, chatId: string): Promise<boolean> {
@@ -26,21 +38,7 @@ export function createTagsStore(db: Executor) {
   return {
     /** Tags with the ids of their chats: most used first, then name (code-point order), then id. */
     async list(accountId: string, page: { limit: number; offset: number }): Promise<TagRow[]> {
-      const uses = sql`count(${chatTags.chatId})`;
-      // `COLLATE "C"`: the same order on every server, whatever collation its database was created with.
-      const byName = sql`${tags.name} COLLATE "C"`;
-      const chatIds = sql<string[]>`coalesce(
-        json_agg(${chatTags.chatId} ORDER BY ${chatTags.chatId}) FILTER (WHERE ${chatTags.chatId} IS NOT NULL),
-        '[]'::json)`;
-      return db
-        .select({ id: tags.id, name: tags.name, chatIds })
-        .from(tags)
-        .leftJoin(chatTags, eq(chatTags.tagId, tags.id))
-        .where(eq(tags.accountId, accountId))
-        .groupBy(tags.id)
-        .orderBy(desc(uses), asc(byName), asc(tags.id))
-        .limit(page.limit)
-        .offset(page.offset);
+      return preparedRows<TagRow>(db, { name: 'tags_list', text: LIST_TAGS, values: [accountId, page.limit, page.offset] });
     },
 
     chatExists,
