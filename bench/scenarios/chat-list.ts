@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { createAccount } from '../lib/api.ts';
 import { load, responseBytes } from '../lib/load.ts';
 import { beside, failureNotes, measureCeiling, measured, row, type Scenario } from '../lib/scenario.ts';
+import { queryRows } from '../../packages/server/src/db/client.ts';
 import { newId } from '../../packages/server/src/lib/ids.ts';
 
 /** A page of an Inbox; the spec's default (500) is a bulk export rather than a page. */
@@ -36,6 +37,15 @@ export const chatList: Scenario = {
         await db.execute(sql`INSERT INTO channels (id, account_id, kind, name, settings, agent_engine)
           VALUES (${id}, ${account.accountId}, ${kind}, ${name}, ${settingsJson}::jsonb, '{"kind":"knowledge-base"}'::jsonb)`);
       }
+      // A bulk load: the secondary indexes of chats and chat_tags are built once after the rows (one sort each)
+      // rather than updated row by row in activity order, a permutation (several times faster, on PGlite most).
+      const indexes = await queryRows<{ name: string; definition: string }>(
+        db,
+        sql`SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
+            WHERE i.schemaname = 'public' AND i.tablename IN ('chats', 'chat_tags')
+              AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = quote_ident(i.indexname)::regclass)`,
+      );
+      for (const { name } of indexes) await db.execute(sql.raw(`DROP INDEX ${name}`));
       // Chat i: a time-ordered id like the app's UUIDv7; activity a permutation of i; every fifth chat on the
       // widget, every seventh done.
       const chatId = sql`(lpad(to_hex(1700000000000 + i * 1000), 12, '0') || '70008000' || lpad(to_hex(i), 12, '0'))::uuid`;
@@ -56,7 +66,10 @@ export const chatList: Scenario = {
         await db.execute(sql`INSERT INTO chat_tags (tag_id, chat_id)
           SELECT ${tagId}, ${chatId} FROM generate_series(1, ${chats}::int) i WHERE i % ${every}::int = ${offset}::int`);
       }
-      await db.execute(sql`ANALYZE`);
+      for (const { definition } of indexes) await db.execute(sql.raw(definition));
+      // What autovacuum would do after a bulk load, at once (PGlite has no autovacuum): statistics, and the
+      // visibility map, without which a deep offset's index-only scan visits the table for every skipped row.
+      await db.execute(sql`VACUUM ANALYZE`);
     });
     log(`seeded ${chats.toLocaleString('en-US')} chats in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s`);
 

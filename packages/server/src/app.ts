@@ -54,6 +54,7 @@ import { createMessagesStore } from './messages/messages-store.ts';
 import { DEFAULT_CRM_APIS, DEFAULT_MESSENGER_APIS, type Config } from './config.ts';
 import { preparedQuery, statementSlots, type Database, type Executor, type Listen } from './db/client.ts';
 import { createIngestStore } from './messages/ingest-store.ts';
+import { startVacuum } from './db/vacuum.ts';
 import { createLiveFeed } from './events/live-feed.ts';
 import { DELIVERIES_CHANNEL } from './events/outbox.ts';
 import { adminApi } from './http/admin/admin-routes.ts';
@@ -105,7 +106,7 @@ export interface AppDeps {
   db: Database;
   logger: FastifyBaseLogger;
   clock?: Clock;
-  /** This process alone uses the database (PGlite): reservations a crash left behind are released at start. */
+  /** This process alone uses the database (PGlite): reservations a crash left behind are released at start, and it is vacuumed hourly. */
   ownsDatabase?: boolean;
   /** Run background jobs and webhook deliveries in this process (default true). */
   workers?: boolean;
@@ -188,6 +189,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.deliveryPollMs !== undefined ? { pollMs: deps.deliveryPollMs } : {}),
     retentionMs: (config.deliveryRetentionDays ?? 7) * 24 * 60 * 60_000,
   });
+  // PGlite has no autovacuum worker (db/vacuum.ts); a PostgreSQL server vacuums by itself.
+  if (deps.ownsDatabase) {
+    const vacuum = startVacuum({ db, logger });
+    app.addHook('onClose', () => vacuum.stop());
+  }
   const wakeDeliveries = () => deliveryWorker.wake();
   // With LISTEN, the NOTIFY written with each delivery wakes this process too, and only when a delivery was written:
   // a second, in-process wake-up per committed event would claim twice.

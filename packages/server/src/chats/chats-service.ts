@@ -11,7 +11,7 @@ import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isUuid, newId } from '../lib/ids.ts';
 import { dialogStatusChangedEvent, webhookChat, type TaskStatusSource } from '../webhooks/payloads.ts';
-import type { ChatListFilter, ChatListPage, ChatRow, ChatsStore, TagCount } from './chats-store.ts';
+import type { ChatListFilter, ChatListPage, ChatListRow, ChatRow, ChatsStore, TagCount } from './chats-store.ts';
 
 export interface ChatsServiceDeps {
   db: Database;
@@ -138,6 +138,31 @@ function chatView(chat: ChatRow, channelName: string | null, userTags: Chat['use
   };
 }
 
+/** A row of the list's statement as the public list shows it. */
+function listedChat(row: ChatListRow): Chat {
+  return {
+    id: row.id,
+    uniqueId: row.unique_id,
+    channelName: row.channel_kind as ChannelKind,
+    channelId: row.channel_id,
+    channelSettingsName: row.channel_name,
+    chatId: row.external_chat_id,
+    dialogName: row.dialog_name,
+    text: row.last_text,
+    lastMessageDate: row.last_message_at.toISOString(),
+    unreadCount: row.unread_count,
+    customUnread: row.custom_unread,
+    isTriggered: row.task_done,
+    paused: row.paused,
+    isGroup: row.is_group,
+    email: row.email,
+    photo_100: row.photo_url,
+    userTags: row.user_tags,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
 export function createChatsService({ db, chatsStore, channelsStore, queue, clock, eventsCommitted = () => {}, crmSync }: ChatsServiceDeps) {
   const store = chatsStore(db);
 
@@ -175,14 +200,7 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
       if (!args) return { chats: [], count: 0 };
       const rows = await store.list(args.filter, args.page);
       const count = await listCount(store, args, rows.length);
-      const userTags = new Map<string, Chat['userTags']>();
-      for (const { chatId, id, name } of await store.tagsOf(rows.map((row) => row.chat.id))) {
-        const ofChat = userTags.get(chatId) ?? [];
-        ofChat.push({ tags: { id, name } });
-        userTags.set(chatId, ofChat);
-      }
-      const chats = rows.map(({ chat, channelName }) => chatView(chat, channelName, userTags.get(chat.id) ?? []));
-      return { chats, count };
+      return { chats: rows.map(listedChat), count };
     },
 
     /** All messages read: unreadCount 0 and the unread flag cleared (DESIGN.md decision). */

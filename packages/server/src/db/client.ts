@@ -179,8 +179,19 @@ const preparedOnPglite = new WeakMap<PGlite, Map<string, Promise<void>>>();
 /** A value as an SQL literal: quoted (standard_conforming_strings, checked at PREPARE), typed by the statement. */
 function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  const text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return `'${text.replaceAll("'", "''")}'`;
+  return `'${literalText(value).replaceAll("'", "''")}'`;
+}
+
+/** A value's text as node-postgres would send it: arrays as PostgreSQL arrays, other objects as JSON. */
+function literalText(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) {
+    const items = value.map((item: unknown) =>
+      item === null || item === undefined ? 'NULL' : `"${literalText(item).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`,
+    );
+    return `{${items.join(',')}}`;
+  }
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 /**
