@@ -79,7 +79,8 @@ describe('knowledge bases', () => {
     const user = await t.createConsoleUser();
     const res = await t.console<KnowledgeBase>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Support' } });
     assert.equal(res.status, 201);
-    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'entryCount', 'id', 'language', 'name', 'updatedAt']);
+    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'embeddings', 'entryCount', 'id', 'language', 'name', 'updatedAt']);
+    assert.equal(res.body.embeddings, null);
     assert.match(res.body.id, UUID_V7);
     assert.equal(res.body.name, 'Support');
     assert.equal(res.body.language, 'en');
