@@ -7,6 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { KnowledgeBase } from '@parley/contracts';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
+import { createEmbeddingsClient, EmbeddingsError } from '../src/knowledge/embeddings-client.ts';
+import { createUrlGuard } from '../src/webhooks/url-guard.ts';
 import { eventually } from './support/events.ts';
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
@@ -141,7 +143,7 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
   test('the provider down: the words still answer, the paraphrase gets the fallback, a warning is logged', async () => {
     const { base, ask } = await setUp(provider());
     await eventually(async () => (await notReembedded(base.id)) === 0, 15_000);
-    fake.failing = true;
+    fake.failing = 'down';
     try {
       const asked = fake.calls().length;
       assert.equal(await ask('how long will shipping take to Spain'), SHIPPING);
@@ -154,6 +156,40 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
     }
     // Up again: the next question uses it (a failure is not cached).
     assert.equal(await ask('Will I be reimbursed?'), REFUNDS);
+  });
+
+  test('the client: vectors in input order, the key never in an error, wrong answers and private addresses refused', async () => {
+    const open = createEmbeddingsClient({ guard: createUrlGuard({ allowPrivateNetworks: true }) });
+    const guarded = createEmbeddingsClient({ guard: createUrlGuard({ allowPrivateNetworks: false }) });
+    const config = { baseUrl: `${fake.url}/v1/`, model: MODEL, apiKey: KEY };
+    try {
+      const vectors = await open.embed(config, ['refund money', 'shipping']);
+      assert.equal(vectors.length, 2);
+      assert.deepEqual(vectors[0]?.length, FAKE_EMBEDDING_DIMENSIONS);
+      // A trailing slash on baseUrl is not doubled.
+      assert.equal(fake.calls().at(-1)?.path, '/v1/embeddings');
+      fake.failing = 'echo-key';
+      const echoed = await open.embed(config, ['x']).then(
+        () => assert.fail('expected an error'),
+        (error: unknown) => error,
+      );
+      assert.ok(echoed instanceof EmbeddingsError);
+      assert.match(echoed.message, /^embeddings provider 127\.0\.0\.1:\d+: HTTP 401: /);
+      assert.ok(!echoed.message.includes(KEY), echoed.message);
+      fake.failing = 'short';
+      await assert.rejects(open.embed(config, ['a', 'b']), /expected 2 embeddings in data\[\]/);
+      fake.failing = false;
+      const calls = fake.calls().length;
+      await assert.rejects(guarded.embed(config, ['a']), /refused to connect to 127\.0\.0\.1 \(private network\)/);
+      await assert.rejects(
+        guarded.embed({ ...config, baseUrl: `http://localhost:${new URL(fake.url).port}/v1` }, ['a']),
+        /private network/,
+      );
+      assert.equal(fake.calls().length, calls, 'no request reached the private address');
+    } finally {
+      fake.failing = false;
+      await Promise.all([open.close(), guarded.close()]);
+    }
   });
 
   test('changing the provider: the key is kept for the same URL and dropped for another; removing it', async () => {

@@ -1,7 +1,7 @@
 // An OpenAI-compatible embeddings server (`POST /v1/embeddings`): a real local HTTP server that records every
 // request and embeds each text by hashing its words, after a few words are mapped to a shared concept, into a
 // small vector. So texts that share words or concepts are close (the paraphrase a base's words alone miss), and a
-// test can tell the provider's vectors from the words. `failing` makes it answer 500.
+// test can tell the provider's vectors from the words. `failing` makes it fail in one of a few ways.
 import { createHash } from 'node:crypto';
 import { startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.ts';
 
@@ -39,14 +39,19 @@ export interface FakeEmbeddings extends FakeServer {
   calls(): RecordedRequest[];
   /** Every text the server was asked to embed. */
   texts(): string[];
-  failing: boolean;
+  /** Answers 500 (`'down'`), or 401 echoing the key as OpenAI does (`'echo-key'`), or a wrong count of vectors. */
+  failing: false | 'down' | 'echo-key' | 'short';
 }
 
 export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
-  const state = { failing: false };
+  const state: { failing: FakeEmbeddings['failing'] } = { failing: false };
   const server = await startFakeServer((request) => {
     if (request.path !== '/v1/embeddings' || request.method !== 'POST') return { status: 404, json: { error: { message: 'not found' } } };
-    if (state.failing) return { status: 500, json: { error: { message: 'model not loaded' } } };
+    if (state.failing === 'down') return { status: 500, json: { error: { message: 'model not loaded' } } };
+    if (state.failing === 'echo-key') {
+      const key = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+      return { status: 401, json: { error: { message: `Incorrect API key provided: ${key}` } } };
+    }
     const input = request.json?.input;
     if (!Array.isArray(input) || !input.every((text) => typeof text === 'string')) {
       return { status: 400, json: { error: { message: 'input must be an array of strings' } } };
@@ -56,7 +61,7 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       json: {
         object: 'list',
         model: request.json?.model,
-        data: input.map((text: string, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text) })),
+        data: (state.failing === 'short' ? input.slice(1) : input).map((text: string, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text) })),
         usage: { prompt_tokens: input.length, total_tokens: input.length },
       },
     };
@@ -71,7 +76,7 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
     get failing() {
       return state.failing;
     },
-    set failing(value: boolean) {
+    set failing(value: FakeEmbeddings['failing']) {
       state.failing = value;
     },
   };
