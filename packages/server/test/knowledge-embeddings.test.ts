@@ -149,7 +149,7 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
       assert.equal(await ask('how long will shipping take to Spain'), SHIPPING);
       assert.equal(await ask('Will I be reimbursed?'), FALLBACK);
       assert.ok(fake.calls().length > asked, 'the provider was asked');
-      await eventually(() => t.logs.some((line) => line.includes('embeddings provider failed') && line.includes(base.id)), 5000);
+      await eventually(async () => t.logs.some((line) => line.includes('embeddings provider failed') && line.includes(base.id)), 5000);
       assert.ok(!t.logs.some((line) => line.includes(KEY)));
     } finally {
       fake.failing = false;
