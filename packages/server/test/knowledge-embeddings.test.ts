@@ -11,7 +11,8 @@ import { createEmbeddingsClient, EmbeddingsError } from '../src/knowledge/embedd
 import { createUrlGuard } from '../src/webhooks/url-guard.ts';
 import { eventually } from './support/events.ts';
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.ts';
-import { startTestApp, type TestApp } from './support/harness.ts';
+import { launchBrowser, withScreenshotOnFailure } from './support/browser.ts';
+import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 
 const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
 const KEY = 'sk-embed-test-0123456789';
@@ -267,6 +268,40 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
       assert.match(put.body.message, /^embeddings\.baseUrl points to a private, loopback or link-local address \((127\.0\.0\.1|::1)\)/);
     } finally {
       await strict.close();
+    }
+  });
+
+  test('the web account sets and removes the provider on the base page (the key never shown)', async (ctx) => {
+    const user = await t.createConsoleUser();
+    const base = await t.console<KnowledgeBase>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Web FAQ' } });
+    const browser = await launchBrowser();
+    try {
+      const { page } = await browser.newPage();
+      await withScreenshotOnFailure(ctx, page, async () => {
+        await page.goto(`${t.url}/`);
+        await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
+        await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await page.getByRole('link', { name: 'Knowledge bases', exact: true }).click();
+        await page.getByRole('link', { name: 'Web FAQ', exact: true }).click();
+        const form = page.getByRole('form', { name: 'Embeddings provider', exact: true });
+        await form.getByRole('textbox', { name: 'Embeddings base URL', exact: true }).fill(`${fake.url}/v1`);
+        await form.getByRole('textbox', { name: 'Embeddings model', exact: true }).fill(MODEL);
+        await form.getByLabel('Embeddings API key', { exact: true }).fill(KEY);
+        await form.getByRole('button', { name: 'Save embeddings provider', exact: true }).click();
+        await form.getByRole('button', { name: 'Remove embeddings provider', exact: true }).waitFor({ timeout: 20_000 });
+        const saved = await t.console<{ knowledgeBases: KnowledgeBase[] }>(user.token, 'GET', '/knowledge-bases');
+        assert.deepEqual(saved.body.knowledgeBases[0]?.embeddings, { baseUrl: `${fake.url}/v1`, model: MODEL, apiKeySet: true });
+        assert.equal(await form.getByLabel('Embeddings API key', { exact: true }).inputValue(), '');
+        assert.ok(!(await page.content()).includes(KEY));
+        await form.getByRole('button', { name: 'Remove embeddings provider', exact: true }).click();
+        await eventually(async () => (await form.getByRole('button', { name: 'Remove embeddings provider', exact: true }).count()) === 0, 20_000);
+        const removed = await t.console<{ knowledgeBases: KnowledgeBase[] }>(user.token, 'GET', '/knowledge-bases');
+        assert.equal(removed.body.knowledgeBases[0]?.embeddings, null);
+        assert.equal(base.status, 201);
+      });
+    } finally {
+      await browser.close();
     }
   });
 
