@@ -159,6 +159,20 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
     assert.equal(await ask('Will I be reimbursed?'), REFUNDS);
   });
 
+  test('at start, entries whose vectors are not their provider\'s current model are queued again', async () => {
+    const { base } = await setUp(provider());
+    await eventually(async () => (await notReembedded(base.id)) === 0, 15_000);
+    // As if the process stopped between a provider change and its jobs.
+    await t.database.db.execute(sql`update knowledge_entries set vectors_model = 'old-model @ http://old' where knowledge_base_id = ${base.id}`);
+    assert.equal(await notReembedded(base.id), ENTRIES.length);
+    const restarted = await startTestApp({ database: t.database, webhookAllowPrivateNetworks: true });
+    try {
+      await eventually(async () => (await notReembedded(base.id)) === 0, 15_000);
+    } finally {
+      await restarted.close();
+    }
+  });
+
   test('the client: vectors in input order, the key never in an error, wrong answers and private addresses refused', async () => {
     const open = createEmbeddingsClient({ guard: createUrlGuard({ allowPrivateNetworks: true }) });
     const guarded = createEmbeddingsClient({ guard: createUrlGuard({ allowPrivateNetworks: false }) });
