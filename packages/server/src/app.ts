@@ -77,6 +77,7 @@ import { schemaErrorFormatter, validatorCompiler } from './http/validation.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
 import { cachedTextEmbedding, createSentenceEncoder } from './knowledge/encoder/sentence-encoder.ts';
+import { cachedProviderEmbedding, createEmbeddingsClient } from './knowledge/embeddings-client.ts';
 import { createEntryVectors } from './knowledge/entry-vectors.ts';
 import { createRetriever } from './knowledge/retrieval.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
@@ -239,7 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       'messenger.send': (payload, run) => messengerOutbound.send(payload, run),
       'crm.sync': (payload, run) => crm.sync(payload, run),
       'knowledge.embed': async ({ knowledgeBaseId, entryId }) => {
-        await entryVectors?.embedEntry(knowledgeBaseId, entryId);
+        await entryVectors.embedEntry(knowledgeBaseId, entryId);
       },
     },
     retryPolicies: { 'messenger.send': MESSENGER_SEND_RETRY, 'crm.sync': CRM_SYNC_RETRY },
@@ -279,23 +280,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     crmSync: crm,
   });
   const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
-  const knowledgeStore = createKnowledgeStore(db);
+  const knowledgeStore = createKnowledgeStore(db, secretBox);
   // English bases: a worker thread loads the encoder on first use (KB_ENCODER=off: words only).
   const sentenceEncoder = (config.knowledgeEncoder ?? true) ? createSentenceEncoder() : undefined;
   if (sentenceEncoder) app.addHook('onClose', () => sentenceEncoder.close());
-  const entryVectors = sentenceEncoder ? createEntryVectors({ store: knowledgeStore, encoder: sentenceEncoder }) : undefined;
+  // Bases that name an OpenAI-compatible embeddings provider get their vectors from it instead (any language).
+  const embeddingsClient = createEmbeddingsClient({ guard: urlGuard });
+  app.addHook('onClose', () => embeddingsClient.close());
+  const entryVectors = createEntryVectors({ store: knowledgeStore, encoder: sentenceEncoder, embeddings: embeddingsClient });
   const retriever = createRetriever({
     store: knowledgeStore,
     embed: sentenceEncoder ? cachedTextEmbedding(sentenceEncoder) : undefined,
+    embedWith: cachedProviderEmbedding(embeddingsClient),
+    onEmbedError: (knowledgeBaseId, error) =>
+      logger.warn({ knowledgeBaseId, err: error }, 'embeddings provider failed: the question is answered by its words alone'),
   });
   /** Every entry write queues its vectors, in the write's transaction (`executor`). */
   const knowledgeServiceOf = (executor: Executor) =>
     createKnowledgeService({
-      store: createKnowledgeStore(executor),
+      store: createKnowledgeStore(executor, secretBox),
       clock,
-      ...(entryVectors
-        ? { entryWritten: (knowledgeBaseId: string, entryId: string) => jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }) }
-        : {}),
+      urlGuard,
+      entryWritten: (knowledgeBaseId: string, entryId: string) =>
+        jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
     });
   const baseLanguage = (accountId: string, knowledgeBaseId: string) => knowledgeStore.findBaseLanguage(accountId, knowledgeBaseId);
   const openAiEngine = createOpenAiEngine({ guard: urlGuard, retriever, baseLanguage, files: fileStorage });
@@ -456,16 +463,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       jobs.start();
       await deliveryWorker.start();
       if (deps.listen) unlisten = await deps.listen(DELIVERIES_CHANNEL, wakeDeliveries);
-      // Entries written before the encoder (an upgrade, or KB_ENCODER was off) get their vectors in the background.
-      if (sentenceEncoder) {
-        void (async () => {
-          const missing = await knowledgeStore.entriesWithoutVectors(10_000);
-          for (const { knowledgeBaseId, entryId } of missing) {
-            await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
-          }
-          if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
-        })().catch((error: unknown) => logger.error({ err: error }, 'queueing knowledge-base entries for embedding failed'));
-      }
+      // Entries written before the encoder (an upgrade, or KB_ENCODER was off), or whose base's provider changed
+      // and were not re-embedded yet (a stop in between), get their vectors in the background.
+      void (async () => {
+        const missing = await knowledgeStore.entriesWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined });
+        for (const { knowledgeBaseId, entryId } of missing) {
+          await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
+        }
+        if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
+      })().catch((error: unknown) => logger.error({ err: error }, 'queueing knowledge-base entries for embedding failed'));
     });
     app.addHook('preClose', async () => {
       await Promise.all([unlisten(), unlistenJobs()]);

@@ -5,6 +5,8 @@ import { ANSWER_MAX, QUESTION_MAX, type KnowledgeBase, type KnowledgeEntry } fro
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import type { Clock } from '../src/lib/clock.ts';
+import { createSecretBox } from '../src/lib/secret-box.ts';
+import { createUrlGuard } from '../src/webhooks/url-guard.ts';
 import { createKnowledgeService } from '../src/knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from '../src/knowledge/knowledge-store.ts';
 import { TEXT_SEARCH_CONFIGS } from '../src/knowledge/text-search.ts';
@@ -77,7 +79,8 @@ describe('knowledge bases', () => {
     const user = await t.createConsoleUser();
     const res = await t.console<KnowledgeBase>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Support' } });
     assert.equal(res.status, 201);
-    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'entryCount', 'id', 'language', 'name', 'updatedAt']);
+    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'embeddings', 'entryCount', 'id', 'language', 'name', 'updatedAt']);
+    assert.equal(res.body.embeddings, null);
     assert.match(res.body.id, UUID_V7);
     assert.equal(res.body.name, 'Support');
     assert.equal(res.body.language, 'en');
@@ -430,7 +433,9 @@ describe('entries', () => {
     const user = await t.createConsoleUser();
     const stranger = await t.createConsoleUser();
     const base = await createBase(user, { name: 'KB' });
-    const knowledge = createKnowledgeService({ store: createKnowledgeStore(t.database.db), clock });
+    const secrets = createSecretBox('test-secrets-key-of-at-least-32-chars');
+    const urlGuard = createUrlGuard({ allowPrivateNetworks: true });
+    const knowledge = createKnowledgeService({ store: createKnowledgeStore(t.database.db, secrets), clock, urlGuard });
     const correction = await knowledge.addEntry(user.accountId, base.id, {
       question: 'Do you ship abroad?',
       answer: 'Yes, to 40 countries.',

@@ -6,6 +6,8 @@ export type Lang = 'en' | 'ru';
 const STORAGE_KEY = 'parley.lang';
 
 const ru: Record<string, string> = {
+  'stored (leave empty to keep)': 'сохранён (оставьте пустым, чтобы не менять)',
+  'Optional: an OpenAI-compatible embeddings server instead of the built-in encoder.': 'Необязательно: OpenAI-совместимый сервер эмбеддингов вместо встроенного кодировщика.',
   Email: 'Эл. почта',
   Password: 'Пароль',
   'Sign in': 'Войти',

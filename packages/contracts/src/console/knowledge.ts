@@ -8,10 +8,36 @@ import { ConsoleErrors, Uuid } from './common.ts';
 export const QUESTION_MAX = 1000;
 export const ANSWER_MAX = 10_000;
 
+/** An OpenAI-compatible embeddings provider as shown: the key is never echoed. */
+export const EmbeddingsProvider = object({
+  baseUrl: Type.String(),
+  model: Type.String(),
+  apiKeySet: Type.Boolean({ description: 'an API key is stored (it is never shown)' }),
+});
+export type EmbeddingsProvider = Static<typeof EmbeddingsProvider>;
+
+/** An OpenAI-compatible embeddings provider as set: `POST {baseUrl}/embeddings` with `{ model, input }`. */
+export const EmbeddingsProviderInput = object({
+  baseUrl: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'e.g. https://api.openai.com/v1' }),
+  model: Type.String({ minLength: 1, maxLength: 200, description: 'e.g. text-embedding-3-small, nomic-embed-text' }),
+  apiKey: Type.Optional(
+    // Sent as `Authorization: Bearer <apiKey>`: printable ASCII without spaces.
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      pattern: '^[\\x21-\\x7E]+$',
+      description: 'write-only; omitted, the stored key is kept when baseUrl is unchanged',
+    }),
+  ),
+});
+export type EmbeddingsProviderInput = Static<typeof EmbeddingsProviderInput>;
+
 export const KnowledgeBase = object({
   id: Type.String(),
   name: Type.String(),
   language: Type.String({ description: 'language of the entries (ISO 639-1), used for full-text search' }),
+  /** The base's embeddings provider; null: the built-in encoder (English bases). */
+  embeddings: nullable(EmbeddingsProvider),
   entryCount: Type.Integer({ minimum: 0 }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -48,7 +74,7 @@ export const knowledgeRoutes = {
     summary: 'Create a knowledge base',
     tags: ['Knowledge bases'],
     schema: {
-      body: object({ name: Name, language: Type.Optional(Language) }),
+      body: object({ name: Name, language: Type.Optional(Language), embeddings: Type.Optional(nullable(EmbeddingsProviderInput)) }),
       response: { 201: KnowledgeBase, ...ConsoleErrors },
     },
   }),
@@ -64,9 +90,15 @@ export const knowledgeRoutes = {
     method: 'PUT',
     url: '/knowledge-bases/:id',
     operationId: 'updateKnowledgeBase',
-    summary: 'Rename a knowledge base',
+    summary: 'Rename a knowledge base or set its embeddings provider (partial)',
+    description:
+      'Setting, changing or removing `embeddings` re-embeds every entry of the base in the background; until an entry is done, it is found by its words.',
     tags: ['Knowledge bases'],
-    schema: { params: KbParams, body: object({ name: Name }), response: { 200: KnowledgeBase, ...ConsoleErrors } },
+    schema: {
+      params: KbParams,
+      body: object({ name: Type.Optional(Name), embeddings: Type.Optional(nullable(EmbeddingsProviderInput)) }),
+      response: { 200: KnowledgeBase, ...ConsoleErrors },
+    },
   }),
   deleteKnowledgeBase: route({
     method: 'DELETE',

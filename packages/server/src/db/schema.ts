@@ -113,6 +113,11 @@ export const knowledgeBases = pgTable(
     language: text('language').notNull().default('en'),
     /** Bumped by every write of an entry: a process rebuilds its in-memory copy of the base when it changed. */
     entriesVersion: bigint('entries_version', { mode: 'number' }).notNull().default(0),
+    /** An OpenAI-compatible embeddings provider (`POST {baseUrl}/embeddings`); null: the built-in encoder. */
+    embeddingsBaseUrl: text('embeddings_base_url'),
+    embeddingsModel: text('embeddings_model'),
+    /** The provider's API key, sealed (lib/secret-box.ts); never shown. */
+    embeddingsApiKey: text('embeddings_api_key'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -15,6 +15,8 @@ export interface IndexRow {
   /** Vectors of the question and each synonym, in that order, one after the other (null until computed). */
   questionVectors: number[] | null;
   answerVector: number[] | null;
+  /** What computed the vectors (the built-in encoder or a provider's model). */
+  vectorsModel?: string | null;
 }
 
 export interface IndexedEntry {
@@ -72,10 +74,16 @@ export function normalized(vector: ArrayLike<number>): Float32Array {
   return result;
 }
 
-export function buildIndex(language: string, rows: readonly IndexRow[]): KnowledgeIndex {
+/**
+ * The index of a base's rows. With `model`, only vectors that model computed are kept (the base's provider changed
+ * and its entries are being embedded again): vectors of different models are never compared.
+ */
+export function buildIndex(language: string, rows: readonly IndexRow[], model?: string): KnowledgeIndex {
   const analyzer = analyzerFor(language);
   const newest = (a: IndexRow, b: IndexRow) => b.updatedAt.getTime() - a.updatedAt.getTime() || (a.id < b.id ? 1 : -1);
-  const ordered = [...rows].sort(newest);
+  const current = (row: IndexRow): IndexRow =>
+    model === undefined || row.vectorsModel === model ? row : { ...row, questionVectors: null, answerVector: null };
+  const ordered = rows.map(current).sort(newest);
   const dimensions = ordered.find((row) => row.answerVector)?.answerVector?.length ?? 0;
   const vocabulary = new Map<string, string>();
   const byKey = new Map<string, IndexedEntry>();

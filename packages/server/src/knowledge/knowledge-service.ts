@@ -1,9 +1,11 @@
 // Knowledge bases and their question-and-answer entries, as the console manages them; the dislike
 // endpoint adds corrections through `addEntry`.
-import { SYNONYMS_MAX, type KnowledgeBase, type KnowledgeEntry } from '@parley/contracts';
+import { SYNONYMS_MAX, type EmbeddingsProviderInput, type KnowledgeBase, type KnowledgeEntry } from '@parley/contracts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
+import type { UrlGuard } from '../webhooks/url-guard.ts';
+import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
 import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
 import { questionKey, questionKeys } from './normalize.ts';
 import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
@@ -11,9 +13,16 @@ import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
 export interface KnowledgeServiceDeps {
   store: KnowledgeStore;
   clock: Clock;
-  /** An entry's text was written: its sentence vectors are to be computed (enqueues `knowledge.embed`). */
+  /**
+   * An entry's text was written, or its base's embeddings provider changed: its sentence vectors are to be
+   * computed (enqueues `knowledge.embed`).
+   */
   entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
+  /** Checks a provider's base URL as saved (scheme, credentials, private networks). */
+  urlGuard: Pick<UrlGuard, 'check'>;
 }
+
+const EMBEDDINGS_URL_FIELD = 'embeddings.baseUrl';
 
 export const DEFAULT_LANGUAGE = 'en';
 
@@ -30,7 +39,16 @@ type BaseRow = Awaited<ReturnType<KnowledgeStore['listBases']>>[number];
 type EntryRow = NonNullable<Awaited<ReturnType<KnowledgeStore['findEntry']>>>;
 
 function toKnowledgeBase(row: BaseRow): KnowledgeBase {
-  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  const { embeddingsBaseUrl, embeddingsModel, embeddingsApiKeySet, ...base } = row;
+  return {
+    ...base,
+    embeddings:
+      embeddingsBaseUrl === null || embeddingsModel === null
+        ? null
+        : { baseUrl: embeddingsBaseUrl, model: embeddingsModel, apiKeySet: embeddingsApiKeySet },
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }
 
 function toEntry(row: EntryRow): KnowledgeEntry {
@@ -43,7 +61,28 @@ function toEntry(row: EntryRow): KnowledgeEntry {
   };
 }
 
-export function createKnowledgeService({ store, clock, entryWritten }: KnowledgeServiceDeps) {
+export function createKnowledgeService({ store, clock, entryWritten, urlGuard }: KnowledgeServiceDeps) {
+  /**
+   * The provider to store for the input (null: none). Its URL goes through the private-network guard; an omitted
+   * key keeps the stored one only when the URL is unchanged, so a key is never sent to another server.
+   */
+  async function providerFor(
+    input: EmbeddingsProviderInput | null,
+    current: EmbeddingsProviderConfig | null,
+  ): Promise<EmbeddingsProviderConfig | null> {
+    if (input === null) return null;
+    // Unresolvable now is allowed (a model server not up yet): every connection is checked again.
+    await urlGuard.check(input.baseUrl, EMBEDDINGS_URL_FIELD, { allowUnresolvable: true });
+    const apiKey = input.apiKey ?? (current && current.baseUrl === input.baseUrl ? current.apiKey : null);
+    return { baseUrl: input.baseUrl, model: input.model, apiKey };
+  }
+
+  /** Queues the vectors of every entry of the base (its provider changed). */
+  async function reembed(knowledgeBaseId: string): Promise<void> {
+    if (!entryWritten) return;
+    for (const entryId of await store.entryIdsOf(knowledgeBaseId)) await entryWritten(knowledgeBaseId, entryId);
+  }
+
   /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
   async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
     await store.bumpEntriesVersion(knowledgeBaseId);
@@ -58,12 +97,16 @@ export function createKnowledgeService({ store, clock, entryWritten }: Knowledge
   }
 
   return {
-    async createKnowledgeBase(accountId: string, input: { name: string; language?: string }): Promise<KnowledgeBase> {
+    async createKnowledgeBase(
+      accountId: string,
+      input: { name: string; language?: string; embeddings?: EmbeddingsProviderInput | null },
+    ): Promise<KnowledgeBase> {
       const base = await store.insertBase({
         id: newId(),
         accountId,
         name: input.name,
         language: input.language ?? DEFAULT_LANGUAGE,
+        embeddings: await providerFor(input.embeddings ?? null, null),
         now: clock.now(),
       });
       return toKnowledgeBase(base);
@@ -73,9 +116,22 @@ export function createKnowledgeService({ store, clock, entryWritten }: Knowledge
       return { knowledgeBases: (await store.listBases(accountId)).map(toKnowledgeBase) };
     },
 
-    async renameKnowledgeBase(accountId: string, knowledgeBaseId: string, name: string): Promise<KnowledgeBase> {
-      const base = await store.renameBase(accountId, knowledgeBaseId, name, clock.now());
+    /**
+     * Renames the base and/or sets its embeddings provider. A provider set, changed (URL or model) or removed
+     * re-embeds every entry in the background; until an entry is done it lacks the semantic signal.
+     */
+    async updateKnowledgeBase(
+      accountId: string,
+      knowledgeBaseId: string,
+      patch: { name?: string; embeddings?: EmbeddingsProviderInput | null },
+    ): Promise<KnowledgeBase> {
+      const current = await store.findProvider(accountId, knowledgeBaseId);
+      if (current === undefined) throw Errors.knowledgeBaseNotFound();
+      const embeddings = patch.embeddings === undefined ? undefined : await providerFor(patch.embeddings, current);
+      const base = await store.updateBase(accountId, knowledgeBaseId, { name: patch.name, embeddings }, clock.now());
       if (!base) throw Errors.knowledgeBaseNotFound();
+      const modelOf = (provider: EmbeddingsProviderConfig | null) => (provider ? providerModel(provider) : null);
+      if (embeddings !== undefined && modelOf(embeddings) !== modelOf(current)) await reembed(knowledgeBaseId);
       return toKnowledgeBase(base);
     },
 

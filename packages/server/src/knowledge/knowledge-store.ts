@@ -3,6 +3,8 @@
 import { and, asc, count, desc, eq, exists, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { knowledgeBases, knowledgeEntries } from '../db/schema.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import type { EmbeddingsProviderConfig } from './embeddings-client.ts';
 import type { IndexRow } from './knowledge-index.ts';
 import type { TextSearchConfig } from './text-search.ts';
 
@@ -16,6 +18,10 @@ const baseColumns = {
   id: knowledgeBases.id,
   name: knowledgeBases.name,
   language: knowledgeBases.language,
+  embeddingsBaseUrl: knowledgeBases.embeddingsBaseUrl,
+  embeddingsModel: knowledgeBases.embeddingsModel,
+  /** Null or not only: the key itself is never read for display. */
+  embeddingsApiKeySet: sql<boolean>`(knowledge_bases.embeddings_api_key IS NOT NULL)`.mapWith(Boolean),
   entryCount,
   createdAt: knowledgeBases.createdAt,
   updatedAt: knowledgeBases.updatedAt,
@@ -61,7 +67,35 @@ function ownedBase(accountId: string, knowledgeBaseId: string): SQL {
   return and(eq(knowledgeBases.id, knowledgeBaseId), eq(knowledgeBases.accountId, accountId)) as SQL;
 }
 
-export function createKnowledgeStore(db: Executor) {
+/** The provider columns of a base (the key sealed), as one value; null when the base has none. */
+const providerColumns = {
+  embeddingsBaseUrl: knowledgeBases.embeddingsBaseUrl,
+  embeddingsModel: knowledgeBases.embeddingsModel,
+  embeddingsApiKey: knowledgeBases.embeddingsApiKey,
+};
+
+/** The model name stored with vectors a provider made, in SQL (providerModel of embeddings-client.ts). */
+const providerModelSql = sql`(${knowledgeBases.embeddingsModel} || ' @ ' || rtrim(${knowledgeBases.embeddingsBaseUrl}, '/'))`;
+
+export function createKnowledgeStore(db: Executor, secrets: Pick<SecretBox, 'seal' | 'open'>) {
+  function providerOf(row: { embeddingsBaseUrl: string | null; embeddingsModel: string | null; embeddingsApiKey: string | null }): EmbeddingsProviderConfig | null {
+    if (row.embeddingsBaseUrl === null || row.embeddingsModel === null) return null;
+    return {
+      baseUrl: row.embeddingsBaseUrl,
+      model: row.embeddingsModel,
+      apiKey: row.embeddingsApiKey === null ? null : secrets.open(row.embeddingsApiKey),
+    };
+  }
+
+  /** The provider's columns to write (the key sealed); all null for none. */
+  function providerValues(provider: EmbeddingsProviderConfig | null) {
+    return {
+      embeddingsBaseUrl: provider?.baseUrl ?? null,
+      embeddingsModel: provider?.model ?? null,
+      embeddingsApiKey: provider?.apiKey ? secrets.seal(provider.apiKey) : null,
+    };
+  }
+
   /** Entries of the base, only when the base belongs to the account. */
   function entriesOf(accountId: string, knowledgeBaseId: string): SQL {
     const owned = db.select({ one: sql`1` }).from(knowledgeBases).where(ownedBase(accountId, knowledgeBaseId));
@@ -69,7 +103,7 @@ export function createKnowledgeStore(db: Executor) {
   }
 
   return {
-    async insertBase(row: { id: string; accountId: string; name: string; language: string; now: Date }) {
+    async insertBase(row: { id: string; accountId: string; name: string; language: string; embeddings: EmbeddingsProviderConfig | null; now: Date }) {
       const [base] = await db
         .insert(knowledgeBases)
         .values({
@@ -77,6 +111,7 @@ export function createKnowledgeStore(db: Executor) {
           accountId: row.accountId,
           name: row.name,
           language: row.language,
+          ...providerValues(row.embeddings),
           createdAt: row.now,
           updatedAt: row.now,
         })
@@ -102,10 +137,29 @@ export function createKnowledgeStore(db: Executor) {
       return base?.language;
     },
 
-    async renameBase(accountId: string, knowledgeBaseId: string, name: string, now: Date) {
+    /** The base's embeddings provider (the key opened): null when it has none, undefined when no such base. */
+    async findProvider(accountId: string, knowledgeBaseId: string): Promise<EmbeddingsProviderConfig | null | undefined> {
+      const [base] = await db.select(providerColumns).from(knowledgeBases).where(ownedBase(accountId, knowledgeBaseId));
+      return base && providerOf(base);
+    },
+
+    /** Sets the name and/or the provider (undefined: unchanged); undefined when no such base. */
+    async updateBase(
+      accountId: string,
+      knowledgeBaseId: string,
+      patch: { name?: string | undefined; embeddings?: EmbeddingsProviderConfig | null | undefined },
+      now: Date,
+    ) {
       const [base] = await db
         .update(knowledgeBases)
-        .set({ name, updatedAt: now })
+        .set({
+          ...(patch.name === undefined ? {} : { name: patch.name }),
+          // A provider change bumps the version with it: processes rebuild their copy without the old model's vectors.
+          ...(patch.embeddings === undefined
+            ? {}
+            : { ...providerValues(patch.embeddings), entriesVersion: sql`${knowledgeBases.entriesVersion} + 1` }),
+          updatedAt: now,
+        })
         .where(ownedBase(accountId, knowledgeBaseId))
         .returning(baseColumns);
       return base;
@@ -238,13 +292,22 @@ export function createKnowledgeStore(db: Executor) {
         .where(eq(knowledgeBases.id, knowledgeBaseId));
     },
 
-    /** The base's language and entries version, or undefined when the base is gone. */
+    /** The base's language, entries version and embeddings provider, or undefined when the base is gone. */
     async findBaseVersion(knowledgeBaseId: string) {
       const [base] = await db
-        .select({ language: knowledgeBases.language, entriesVersion: knowledgeBases.entriesVersion })
+        .select({ language: knowledgeBases.language, entriesVersion: knowledgeBases.entriesVersion, ...providerColumns })
         .from(knowledgeBases)
         .where(eq(knowledgeBases.id, knowledgeBaseId));
-      return base;
+      return base && { language: base.language, entriesVersion: base.entriesVersion, embeddings: providerOf(base) };
+    },
+
+    /** Ids of every entry of the base (to re-embed them all when its provider changed). */
+    async entryIdsOf(knowledgeBaseId: string): Promise<string[]> {
+      const rows = await db
+        .select({ id: knowledgeEntries.id })
+        .from(knowledgeEntries)
+        .where(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId));
+      return rows.map((row) => row.id);
     },
 
     /** Every entry of the base with what the in-memory index needs (knowledge-index.ts). */
@@ -259,12 +322,16 @@ export function createKnowledgeStore(db: Executor) {
           updatedAt: knowledgeEntries.updatedAt,
           questionVectors: knowledgeEntries.questionVectors,
           answerVector: knowledgeEntries.answerVector,
+          vectorsModel: knowledgeEntries.vectorsModel,
         })
         .from(knowledgeEntries)
         .where(eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId));
     },
 
-    /** An entry's text as the vectors are computed from, with the base's language; undefined when gone. */
+    /**
+     * An entry's text as the vectors are computed from, with the base's language and embeddings provider (the key
+     * opened); undefined when gone.
+     */
     async findEntryToEmbed(knowledgeBaseId: string, entryId: string) {
       const [entry] = await db
         .select({
@@ -273,20 +340,30 @@ export function createKnowledgeStore(db: Executor) {
           answer: knowledgeEntries.answer,
           updatedAt: knowledgeEntries.updatedAt,
           language: knowledgeBases.language,
+          ...providerColumns,
         })
         .from(knowledgeEntries)
         .innerJoin(knowledgeBases, eq(knowledgeBases.id, knowledgeEntries.knowledgeBaseId))
         .where(and(eq(knowledgeEntries.id, entryId), eq(knowledgeEntries.knowledgeBaseId, knowledgeBaseId)));
-      return entry;
+      if (!entry) return undefined;
+      const { question, synonyms, answer, updatedAt, language } = entry;
+      return { question, synonyms, answer, updatedAt, language, embeddings: providerOf(entry) };
     },
 
-    /** Entries of English bases that have no vectors (written before the encoder ran), at most `limit`. */
-    async entriesWithoutVectors(limit: number): Promise<{ knowledgeBaseId: string; entryId: string }[]> {
+    /**
+     * Entries lacking vectors of their base's current model, at most `limit`: of bases with a provider, any whose
+     * vectors another model made (a change the re-embedding jobs did not finish); of English bases without one,
+     * when `builtIn` (the encoder runs), those without vectors (written before the encoder ran).
+     */
+    async entriesWithoutVectors(limit: number, { builtIn }: { builtIn: boolean }): Promise<{ knowledgeBaseId: string; entryId: string }[]> {
+      const ofProvider = sql`(${knowledgeBases.embeddingsBaseUrl} IS NOT NULL AND ${knowledgeEntries.vectorsModel} IS DISTINCT FROM ${providerModelSql})`;
+      const ofEncoder = sql`(${knowledgeBases.embeddingsBaseUrl} IS NULL AND ${knowledgeEntries.answerVector} IS NULL
+        AND lower(split_part(${knowledgeBases.language}, '-', 1)) = 'en')`;
       return db
         .select({ knowledgeBaseId: knowledgeEntries.knowledgeBaseId, entryId: knowledgeEntries.id })
         .from(knowledgeEntries)
         .innerJoin(knowledgeBases, eq(knowledgeBases.id, knowledgeEntries.knowledgeBaseId))
-        .where(and(sql`${knowledgeEntries.answerVector} IS NULL`, sql`lower(split_part(${knowledgeBases.language}, '-', 1)) = 'en'`))
+        .where(builtIn ? sql`(${ofProvider} OR ${ofEncoder})` : ofProvider)
         .limit(limit);
     },
 

@@ -76,3 +76,29 @@ test('vectors: the cosine to the question or nearest synonym, and to the answer,
   assert.equal(ranking.ranked[0]?.question, 1);
   assert.equal(rankEntries(index, 'outfits for kids', unit(2), 'lexical').ranked[0]?.question, null);
 });
+
+test("only vectors of the base's current model are kept: another model's are never compared", () => {
+  const withVectors = (base: IndexRow, model: string, vector: number[]): IndexRow => ({
+    ...base,
+    questionVectors: vector,
+    answerVector: vector,
+    vectorsModel: model,
+  });
+  const rows = [
+    withVectors(row('ship', 'How long does shipping take?', 'Three days.'), 'new @ http://a', [1, 0, 0]),
+    withVectors(row('pay', 'How can I pay?', 'By card.'), 'old @ http://b', [0, 1, 0]),
+    row('child', 'Do you sell clothes for children?', 'Yes.'),
+  ];
+  const index = buildIndex('en', rows, 'new @ http://a');
+  const vectorsOf = (id: string) => index.entries.find((entry) => entry.id === id);
+  assert.equal(index.dimensions, 3);
+  assert.equal(vectorsOf('ship')?.questionVectors.length, 1);
+  assert.ok(vectorsOf('ship')?.answerVector);
+  assert.deepEqual([vectorsOf('pay')?.questionVectors, vectorsOf('pay')?.answerVector], [[], null]);
+  const ranking = rankEntries(index, 'paying', [0, 1, 0], 'fused');
+  // The old model's vector equals the question's, but it is not there: "pay" has no semantic signal.
+  const pay = ranking.ranked.find((signals) => signals.entry.id === 'pay');
+  assert.deepEqual([pay?.question, pay?.answer], [null, null]);
+  // Without a model (as before): every vector counts.
+  assert.equal(buildIndex('en', rows).entries.find((entry) => entry.id === 'pay')?.questionVectors.length, 1);
+});

@@ -7,6 +7,8 @@
 // best entry is good enough to answer is its confidence (`score`, 0–1) against a threshold (the engine's).
 import { normalized, buildIndex, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
 import type { KnowledgeStore } from './knowledge-store.ts';
+import { BUILT_IN_MODEL } from './encoder/sentence-encoder.ts';
+import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
 import { questionKey } from './normalize.ts';
 
 export interface RetrievedEntry {
@@ -205,8 +207,14 @@ const UNKNOWN_PENALTY = { fused: 0.15, lexical: 0.5 };
 
 export interface RetrieverDeps {
   store: Pick<KnowledgeStore, 'findBaseVersion' | 'loadIndexRows'>;
-  /** Embeds a customer's text (English bases); absent: lexical only. */
+  /** Embeds a customer's text with the built-in encoder (English bases); absent: lexical only. */
   embed?: ((text: string) => Promise<number[]>) | undefined;
+  /** Embeds a customer's text with a base's embeddings provider (any language); absent: lexical only. */
+  embedWith?: ((provider: EmbeddingsProviderConfig, text: string) => Promise<number[]>) | undefined;
+  /** Vectors of these models are in the base's entries (built-in encoder's name when no provider). */
+  builtInModel?: string;
+  /** The base's provider failed on a question: it is answered by its words alone. */
+  onEmbedError?: (knowledgeBaseId: string, error: unknown) => void;
   mode?: RetrievalMode;
 }
 
@@ -216,7 +224,7 @@ export interface RetrieverDeps {
  */
 const CACHED_ENTRIES = 20_000;
 
-export function createRetriever({ store, embed, mode = 'fused' }: RetrieverDeps) {
+export function createRetriever({ store, embed, embedWith, builtInModel = BUILT_IN_MODEL, onEmbedError, mode = 'fused' }: RetrieverDeps) {
   const cache = new Map<string, { version: number; index: Promise<KnowledgeIndex>; entries: number }>();
 
   /** Drops the least recently asked bases while the cache holds more than CACHED_ENTRIES (the newest always stays). */
@@ -230,19 +238,24 @@ export function createRetriever({ store, embed, mode = 'fused' }: RetrieverDeps)
     }
   }
 
-  /** The base's in-memory index, rebuilt when an entry changed since (entries_version); undefined when gone. */
-  async function indexOf(knowledgeBaseId: string): Promise<KnowledgeIndex | undefined> {
+  /**
+   * The base's in-memory index, rebuilt when an entry or the provider changed since (entries_version), with the
+   * base's embeddings provider; undefined when gone.
+   */
+  async function indexOf(knowledgeBaseId: string): Promise<{ index: KnowledgeIndex; provider: EmbeddingsProviderConfig | null } | undefined> {
     const base = await store.findBaseVersion(knowledgeBaseId);
     if (!base) {
       cache.delete(knowledgeBaseId);
       return undefined;
     }
+    // A provider change bumps the version in the same statement (knowledge-store.ts): index and provider agree.
+    const model = base.embeddings ? providerModel(base.embeddings) : builtInModel;
     let cached = cache.get(knowledgeBaseId);
     if (!cached || cached.version !== base.entriesVersion) {
       // The version was read before the rows: a write in between leaves a newer version, so a rebuild next time.
       const entry: { version: number; index: Promise<KnowledgeIndex>; entries: number } = {
         version: base.entriesVersion,
-        index: store.loadIndexRows(knowledgeBaseId).then((rows) => buildIndex(base.language, rows)),
+        index: store.loadIndexRows(knowledgeBaseId).then((rows) => buildIndex(base.language, rows, model)),
         entries: 0,
       };
       entry.index.then(
@@ -259,25 +272,34 @@ export function createRetriever({ store, embed, mode = 'fused' }: RetrieverDeps)
     // Most recently asked last.
     cache.delete(knowledgeBaseId);
     cache.set(knowledgeBaseId, cached);
-    return cached.index;
+    return { index: await cached.index, provider: base.embeddings };
   }
 
   return {
     /** The base's entries for a text, best first (at most `limit`); the exact match alone when there is one. */
     async retrieve(knowledgeBaseId: string, _language: string, text: string, limit = 5): Promise<RetrievedEntry[]> {
-      const index = await indexOf(knowledgeBaseId);
-      if (!index || index.entries.length === 0) return [];
+      const found = await indexOf(knowledgeBaseId);
+      if (!found || found.index.entries.length === 0) return [];
+      const { index, provider } = found;
       const exact = index.byKey.get(questionKey(text));
       if (exact) return [{ id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false }];
       let vector: number[] | undefined;
-      if (embed && mode !== 'lexical' && index.analyzer.english && index.dimensions > 0) {
-        // The encoder failing (a broken install) leaves the words to decide, as with a non-English base.
-        vector = await embed(text).catch(() => undefined);
+      if (mode !== 'lexical' && index.dimensions > 0) {
+        if (provider && embedWith) {
+          // A provider down or failing: this question is answered by its words alone (never a failed reply).
+          vector = await embedWith(provider, text).catch((error: unknown) => {
+            onEmbedError?.(knowledgeBaseId, error);
+            return undefined;
+          });
+        } else if (!provider && embed && index.analyzer.english) {
+          // The encoder failing (a broken install) leaves the words to decide, as with a non-English base.
+          vector = await embed(text).catch(() => undefined);
+        }
       }
       const ranking = rankEntries(index, text, vector, mode);
       // Entries with no evidence at all (no shared word, and no closer than usual in meaning) are not candidates.
-      const found = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
-      return found.slice(0, limit).map((signals) => ({
+      const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
+      return candidates.slice(0, limit).map((signals) => ({
         id: signals.entry.id,
         question: signals.entry.question,
         answer: signals.entry.answer,

@@ -106,6 +106,74 @@ function EntryForm({ entry, onSave, onCancel }: { entry?: KnowledgeEntry; onSave
   );
 }
 
+/**
+ * The base's OpenAI-compatible embeddings provider: base URL, model, API key (write-only: left empty, the stored
+ * key is kept for the same URL). Saving or removing it re-embeds the entries in the background.
+ */
+function EmbeddingsForm({ base, onSaved }: { base: KnowledgeBase; onSaved: (base: KnowledgeBase) => void }) {
+  const [baseUrl, setBaseUrl] = useState(base.embeddings?.baseUrl ?? '');
+  const [model, setModel] = useState(base.embeddings?.model ?? '');
+  const [apiKey, setApiKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const save = async (embeddings: { baseUrl: string; model: string; apiKey?: string } | null) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const saved = await api<KnowledgeBase>('PUT', `/knowledge-bases/${base.id}`, { body: { embeddings } });
+      setApiKey('');
+      if (!saved.embeddings) {
+        setBaseUrl('');
+        setModel('');
+      }
+      onSaved(saved);
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void save({ baseUrl: baseUrl.trim(), model: model.trim(), ...(apiKey ? { apiKey } : {}) });
+  };
+  return (
+    <form class="card grid" aria-label="Embeddings provider" onSubmit={submit} aria-busy={busy}>
+      <fieldset class="plain" disabled={busy}>
+        <p>{t('Optional: an OpenAI-compatible embeddings server instead of the built-in encoder.')}</p>
+        <Field label={t('Base URL')}>
+          <input aria-label="Embeddings base URL" type="url" required maxLength={2000} placeholder="https://api.openai.com/v1" value={baseUrl} onInput={(e) => setBaseUrl(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('Model')}>
+          <input aria-label="Embeddings model" required maxLength={200} placeholder="text-embedding-3-small" value={model} onInput={(e) => setModel(e.currentTarget.value)} />
+        </Field>
+        <Field label={t('API key')}>
+          <input
+            aria-label="Embeddings API key"
+            type="password"
+            autocomplete="off"
+            maxLength={500}
+            placeholder={base.embeddings?.apiKeySet ? t('stored (leave empty to keep)') : ''}
+            value={apiKey}
+            onInput={(e) => setApiKey(e.currentTarget.value)}
+          />
+        </Field>
+        <ErrorLine error={error} />
+        <div class="row">
+          <button type="submit" aria-label="Save embeddings provider">
+            {t('Save')}
+          </button>
+          {base.embeddings && (
+            <button type="button" aria-label="Remove embeddings provider" onClick={() => void save(null)}>
+              {t('Remove')}
+            </button>
+          )}
+        </div>
+      </fieldset>
+    </form>
+  );
+}
+
 export function KnowledgeBasePage({ id }: { id: string }) {
   const [base, setBase] = useState<KnowledgeBase | null>(null);
   const [name, setName] = useState('');
@@ -191,6 +259,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
         )}
       </form>
       <ErrorLine error={error} />
+      <EmbeddingsForm base={base} onSaved={setBase} />
       <EntryForm
         onSave={async (body) => {
           await api('POST', `/knowledge-bases/${id}/entries`, { body });

@@ -16,8 +16,7 @@ export function registerKnowledgeRoutes(app: TypedApp, knowledge: KnowledgeServi
   });
   app.route({
     ...routeOptions(knowledgeRoutes.updateKnowledgeBase),
-    handler: (request) =>
-      knowledge.renameKnowledgeBase(consoleAccountOf(request).accountId, request.params.id, request.body.name),
+    handler: (request) => knowledge.updateKnowledgeBase(consoleAccountOf(request).accountId, request.params.id, request.body),
   });
   app.route({
     ...routeOptions(knowledgeRoutes.deleteKnowledgeBase),

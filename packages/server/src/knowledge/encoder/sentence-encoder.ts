@@ -69,15 +69,29 @@ export function createSentenceEncoder(): SentenceEncoder {
  * few questions over and over, and the encoder's thread embeds one text at a time (tens of questions a second).
  */
 export function cachedTextEmbedding(encoder: Pick<SentenceEncoder, 'embed'>, size = 2000): (text: string) => Promise<number[]> {
+  const cached = cachedEmbedding<null>((_, text) => encoder.embed([text]).then((vectors) => vectors[0] ?? []), () => '', size);
+  return (text) => cached(null, text);
+}
+
+/**
+ * `embed` with the most recent `size` (scope, text) pairs remembered, texts by their normalized form; a failure is
+ * not remembered (the next question tries again). `scope` names what embeds (a provider's model): vectors of
+ * different models never mix.
+ */
+export function cachedEmbedding<A>(
+  embed: (arg: A, text: string) => Promise<number[]>,
+  scope: (arg: A) => string,
+  size = 2000,
+): (arg: A, text: string) => Promise<number[]> {
   const cache = new Map<string, Promise<number[]>>();
-  return (text) => {
-    const key = text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+  return (arg, text) => {
+    const key = `${scope(arg)}\n${text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
     let vector = cache.get(key);
     if (vector) {
       // Most recently used last: the first key is the one to drop.
       cache.delete(key);
     } else {
-      vector = encoder.embed([text]).then((vectors) => vectors[0] ?? []);
+      vector = embed(arg, text);
       vector.catch(() => cache.delete(key));
     }
     cache.set(key, vector);
