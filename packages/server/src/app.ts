@@ -74,6 +74,7 @@ import { createFeedService } from './events/feed-service.ts';
 import { createFeedStore } from './events/feed-store.ts';
 import { widgetPlugin } from './http/widget/widget-plugin.ts';
 import { schemaErrorFormatter, validatorCompiler } from './http/validation.ts';
+import { AccessLog } from './http/access-log.ts';
 import { createKnowledgeService } from './knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge/knowledge-store.ts';
 import { cachedTextEmbedding, createSentenceEncoder } from './knowledge/encoder/sentence-encoder.ts';
@@ -149,8 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
-    // One access-log line per request (below) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     schemaErrorFormatter,
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
@@ -159,12 +159,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandler(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
   });
 
   // Rate-limit counters: Redis when configured (down: this process's own, until it is back).

@@ -1,6 +1,9 @@
 // Database client: embedded PGlite in DATA_DIR by default, a PostgreSQL server when DATABASE_URL is set.
 // Both run the same Drizzle schema and the same migration folder.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,6 +16,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import pg from 'pg';
 import * as schema from './schema.ts';
 import type { StatementCounter } from './statement-counter.ts';
+
+const execFileAsync = promisify(execFile);
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -52,12 +57,26 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return openPglite(options.dataDir, options.loadDataDir, options.statementCounter);
 }
 
+/**
+ * A new data folder is made by a short-lived child process: PGlite's initdb runs a second, in-memory PGlite and
+ * unpacks its dump, which would add some 400 MB to the server's peak memory for the rest of its life.
+ */
+async function initializeDataDir(dataDir: string): Promise<void> {
+  if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+  const pglite = import.meta.resolve('@electric-sql/pglite');
+  const code = `const { PGlite } = await import(${JSON.stringify(pglite)});
+    const db = await PGlite.create(${JSON.stringify(dataDir)});
+    await db.close();`;
+  await execFileAsync(process.execPath, ['--input-type=module', '-e', code]);
+}
+
 async function openPglite(
   dataDir: string | undefined,
   loadDataDir: Blob | undefined,
   statementCounter: StatementCounter | undefined,
 ): Promise<DatabaseHandle> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
+  if (dataDir && !loadDataDir) await initializeDataDir(dataDir);
   const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
   statementCounter?.watchPglite(client);
   const db = drizzlePglite(client, { schema });
