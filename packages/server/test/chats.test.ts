@@ -367,3 +367,23 @@ describe('ingest under concurrency (one statement per batch, group commit)', () 
     assert.equal(counts[0]?.n, listed.body.count);
   });
 });
+
+describe('ingest of a chat this process knows', () => {
+  test('later messages update the chat without inserting it; a chat removed meanwhile is created again', async () => {
+    assert.equal((await send(message('known-1', { text: 'first' }))).status, 201);
+    assert.equal((await send(message('known-1', { text: 'second' }))).status, 201);
+    const chat = await chatOf('known-1');
+    assert.ok(chat);
+    assert.equal(chat.unreadCount, 2);
+    assert.equal(chat.text, 'second');
+    // Removed beside the app (as a channel's deletion would): this process still remembers the chat.
+    await t.database.db.execute(sql`delete from chats where id = ${chat.id}`);
+    assert.equal((await send(message('known-1', { text: 'third' }))).status, 201);
+    const again = await chatOf('known-1');
+    assert.ok(again);
+    assert.notEqual(again.id, chat.id);
+    assert.equal(again.unreadCount, 1);
+    assert.equal(again.text, 'third');
+    assert.equal(await countMessages(again.id), 1);
+  });
+});

@@ -103,3 +103,18 @@ test('with room for several batches, a key being written waits for its batch to 
   for (const gate of gates) gate();
   assert.deepEqual(await Promise.all([second, third]), [2, 3]);
 });
+
+test('items of different classes never share a batch; the first waiting item decides the next class', async () => {
+  const batches: string[] = [];
+  const commit = createGroupCommit<Item, number>({
+    maxBatch: 10,
+    keyOf: (item) => item.key,
+    classOf: (item) => (item.value % 2 === 0 ? 'even' : 'odd'),
+    write: async (batch, itemClass) => {
+      batches.push(`${itemClass}:${batch.map((item) => item.value).join(',')}`);
+      return batch.map((item) => item.value);
+    },
+  });
+  await Promise.all([1, 2, 3, 4, 5].map((value) => commit.submit({ key: `k${value}`, value })));
+  assert.deepEqual(batches, ['odd:1,3,5', 'even:2,4']);
+});

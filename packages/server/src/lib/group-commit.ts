@@ -5,7 +5,7 @@
 
 export interface GroupCommitOptions<I, O> {
   /** Writes a batch; returns one result per item, in order. */
-  write(batch: readonly I[]): Promise<O[]>;
+  write(batch: readonly I[], itemClass: string): Promise<O[]>;
   /** Items per statement at most. */
   maxBatch: number;
   /**
@@ -16,29 +16,36 @@ export interface GroupCommitOptions<I, O> {
   keyOf(item: I): string;
   /** Batches written at once (1 on PGlite, whose one connection runs one statement at a time). */
   concurrency?: number;
+  /** Items of different classes never share a batch (each class has its own statement); the first waiting item's class goes first. */
+  classOf?(item: I): string;
 }
 
 interface Waiting<I, O> {
   item: I;
   key: string;
+  itemClass: string;
   resolve(result: O): void;
   reject(error: unknown): void;
 }
 
-export function createGroupCommit<I, O>({ write, maxBatch, keyOf, concurrency = 1 }: GroupCommitOptions<I, O>) {
+export function createGroupCommit<I, O>({ write, maxBatch, keyOf, concurrency = 1, classOf = () => '' }: GroupCommitOptions<I, O>) {
   let waiting: Waiting<I, O>[] = [];
   let running = 0;
   let scheduled = false;
   /** Keys of the items being written. */
   const busy = new Set<string>();
 
-  /** The next batch: the first waiting item of each key not being written, in arrival order, up to maxBatch. */
+  /**
+   * The next batch: the first waiting item of each key not being written, in arrival order, up to maxBatch, all of
+   * the class of the first such item.
+   */
   function takeBatch(): Waiting<I, O>[] {
     const batch: Waiting<I, O>[] = [];
     const keys = new Set<string>();
     const rest: Waiting<I, O>[] = [];
     for (const entry of waiting) {
-      if (batch.length < maxBatch && !keys.has(entry.key) && !busy.has(entry.key)) {
+      const fits = batch.length === 0 || entry.itemClass === batch[0]?.itemClass;
+      if (fits && batch.length < maxBatch && !keys.has(entry.key) && !busy.has(entry.key)) {
         keys.add(entry.key);
         batch.push(entry);
       } else {
@@ -51,7 +58,7 @@ export function createGroupCommit<I, O>({ write, maxBatch, keyOf, concurrency = 
 
   async function writeOne(entry: Waiting<I, O>): Promise<void> {
     try {
-      const [result] = await write([entry.item]);
+      const [result] = await write([entry.item], entry.itemClass);
       entry.resolve(result as O);
     } catch (error) {
       entry.reject(error);
@@ -62,7 +69,10 @@ export function createGroupCommit<I, O>({ write, maxBatch, keyOf, concurrency = 
     if (batch.length === 1) return writeOne(batch[0] as Waiting<I, O>);
     let results: O[];
     try {
-      results = await write(batch.map((entry) => entry.item));
+      results = await write(
+        batch.map((entry) => entry.item),
+        (batch[0] as Waiting<I, O>).itemClass,
+      );
     } catch {
       for (const entry of batch) await writeOne(entry);
       return;
@@ -98,7 +108,7 @@ export function createGroupCommit<I, O>({ write, maxBatch, keyOf, concurrency = 
     /** Resolves with the item's result once its batch has committed; rejects with its own error only. */
     submit(item: I): Promise<O> {
       return new Promise<O>((resolve, reject) => {
-        waiting.push({ item, key: keyOf(item), resolve, reject });
+        waiting.push({ item, key: keyOf(item), itemClass: classOf(item), resolve, reject });
         // While every slot is busy, the next finished batch starts the following one.
         if (running < concurrency) schedule();
       });

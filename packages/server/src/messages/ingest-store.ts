@@ -57,8 +57,37 @@ export interface IngestResult {
 const chatRow = rowShape<ChatRow>(chats);
 const messageRow = rowShape<MessageRow>(messages);
 
-const INGEST: PreparedStatement = {
-  name: 'parley_ingest_v2',
+/**
+ * `new`: chats may be created (INSERT … ON CONFLICT, which fires chats' statement triggers, chat_counts among them,
+ * once for the batch). `known`: every chat of the batch was seen by this process, so it is only UPDATEd (no chats'
+ * INSERT trigger fires); a row whose chat is not there after all comes back `missing` and goes again as `new`.
+ */
+export type IngestForm = 'new' | 'known';
+
+function ingestStatement(form: IngestForm): PreparedStatement {
+  const chatChange =
+    form === 'new'
+      ? `INSERT INTO chats (id, account_id, channel_id, channel_kind, external_chat_id, unique_id, dialog_name, last_text,
+                       last_message_at, unread_count, email, photo_url, is_group, created_at, updated_at)
+    SELECT t.target_chat_id, t.account_id, t.channel_id, t.channel_kind, t.external_chat_id, t.unique_id,
+           coalesce(t.rename, t.dialog_name), t.text, t.at, CASE WHEN t.role = 'user' THEN 1 ELSE 0 END, t.email,
+           t.photo_url, t.is_group, t.at, t.at
+    FROM target t JOIN message m ON m.id = t.message_id
+    ON CONFLICT (channel_id, external_chat_id) DO UPDATE SET
+      last_text = excluded.last_text, last_message_at = excluded.last_message_at, updated_at = excluded.updated_at,
+      unread_count = chats.unread_count + excluded.unread_count,
+      dialog_name = coalesce((SELECT rename FROM input
+                              WHERE input.channel_id = excluded.channel_id AND input.external_chat_id = excluded.external_chat_id),
+                             chats.dialog_name)
+    RETURNING *`
+      : `UPDATE chats SET last_text = t.text, last_message_at = t.at, updated_at = t.at,
+      unread_count = chats.unread_count + CASE WHEN t.role = 'user' THEN 1 ELSE 0 END,
+      dialog_name = coalesce(t.rename, chats.dialog_name)
+    FROM target t JOIN message m ON m.id = t.message_id
+    WHERE chats.id = t.target_chat_id
+    RETURNING chats.*`;
+  return {
+  name: `parley_ingest_${form}_v3`,
   text: `WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
       n int, chat_id uuid, account_id uuid, channel_id text, channel_kind text, external_chat_id text, unique_id text,
@@ -72,7 +101,7 @@ const INGEST: PreparedStatement = {
     -- A banned chat ignores the message (nothing is stored); a paused one stores it without the agent.
     SELECT input.*, coalesce(known.id, input.chat_id) AS target_chat_id,
            input.role = 'user' AND input.agent_answers AND NOT coalesce(known.paused, false) AS awaiting
-    FROM input LEFT JOIN known ON known.n = input.n
+    FROM input ${form === 'new' ? 'LEFT JOIN' : 'JOIN'} known ON known.n = input.n
     WHERE NOT coalesce(known.banned, false)),
   message AS (
     -- A repeated external id is ignored: no chat change, no event, no reply. The chat a new message names is
@@ -83,19 +112,7 @@ const INGEST: PreparedStatement = {
     ON CONFLICT (chat_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
     RETURNING *),
   chat AS (
-    INSERT INTO chats (id, account_id, channel_id, channel_kind, external_chat_id, unique_id, dialog_name, last_text,
-                       last_message_at, unread_count, email, photo_url, is_group, created_at, updated_at)
-    SELECT t.target_chat_id, t.account_id, t.channel_id, t.channel_kind, t.external_chat_id, t.unique_id,
-           coalesce(t.rename, t.dialog_name), t.text, t.at, CASE WHEN t.role = 'user' THEN 1 ELSE 0 END, t.email,
-           t.photo_url, t.is_group, t.at, t.at
-    FROM target t JOIN message m ON m.id = t.message_id
-    ON CONFLICT (channel_id, external_chat_id) DO UPDATE SET
-      last_text = excluded.last_text, last_message_at = excluded.last_message_at, updated_at = excluded.updated_at,
-      unread_count = chats.unread_count + excluded.unread_count,
-      dialog_name = coalesce((SELECT rename FROM input
-                              WHERE input.channel_id = excluded.channel_id AND input.external_chat_id = excluded.external_chat_id),
-                             chats.dialog_name)
-    RETURNING *),
+    ${chatChange}),
   stored AS (
     SELECT t.n, t.message_id, t.event_id, t.delivery_id, t.job_id, t.account_id, t.role, t.webhook_message, t.settings, t.at_text,
            c.id AS chat_id, c.channel_id, c.dialog_name, c.unique_id, c.external_chat_id, c.channel_kind, m.awaiting_agent
@@ -128,24 +145,32 @@ const INGEST: PreparedStatement = {
     ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
     SET rerun = jobs.locked_until IS NOT NULL AND jobs.locked_until >= now(), run_at = least(jobs.run_at, now())
     RETURNING key, rerun)
-  SELECT s.n, ${chatRow.select('c')}, ${messageRow.select('m')},
+  SELECT i.n, ${chatRow.select('c')}, ${messageRow.select('m')},
          CASE WHEN e.id IS NOT NULL THEN pg_notify('${EVENTS_CHANNEL}', e.account_id || ':' || e.id) END AS notified,
          (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM delivery LIMIT 1) AS deliveries_woken,
          -- Other processes' job workers wake at the commit (a job only marked to rerun needs no one).
          (SELECT pg_notify('${JOBS_CHANNEL}', $2) FROM job WHERE NOT rerun LIMIT 1) AS jobs_woken,
-         coalesce(NOT j.rerun, false) AS "jobQueued"
-  FROM stored s JOIN chat c ON c.id = s.chat_id JOIN message m ON m.id = s.message_id
+         coalesce(NOT j.rerun, false) AS "jobQueued",
+         k.id IS NULL AS missing
+  FROM input i LEFT JOIN known k ON k.n = i.n
+  LEFT JOIN stored s ON s.n = i.n LEFT JOIN chat c ON c.id = s.chat_id LEFT JOIN message m ON m.id = s.message_id
   LEFT JOIN event e ON e.id = s.event_id
   LEFT JOIN job j ON j.key = 'agent.reply:' || s.chat_id`,
-};
+  };
+}
 
-type ResultRow = Record<string, unknown> & { n: number; jobQueued: boolean };
+const INGEST = { new: ingestStatement('new'), known: ingestStatement('known') } as const;
+
+type ResultRow = Record<string, unknown> & { n: number; jobQueued: boolean; missing: boolean };
 
 /** `jobsNotice`: the job queue's NOTIFY payload (jobs/job-queue.ts `notifyPayload`). */
 export function createIngestStore(query: PreparedQuery, jobsNotice: string) {
   return {
-    /** Writes the batch; per row, the stored chat and message, or undefined when the message was ignored. */
-    async ingest(rows: readonly IngestRow[]): Promise<(IngestResult | undefined)[]> {
+    /**
+     * Writes the batch; per row, the stored chat and message, undefined when the message was ignored, or `missing`
+     * (form `known` only) when its chat was not there: nothing of it was written.
+     */
+    async ingest(rows: readonly IngestRow[], form: IngestForm = 'new'): Promise<(IngestResult | 'missing' | undefined)[]> {
       const input = rows.map((row, n) => ({
         n,
         chat_id: row.chatId,
@@ -175,11 +200,14 @@ export function createIngestStore(query: PreparedQuery, jobsNotice: string) {
         delivery_id: row.deliveryId,
         job_id: row.jobId,
       }));
-      const result = await query<ResultRow>(INGEST, [JSON.stringify(input), jobsNotice]);
+      const result = await query<ResultRow>(INGEST[form], [JSON.stringify(input), jobsNotice]);
       const byRow = new Map(result.map((row) => [Number(row.n), row]));
       return rows.map((_, n) => {
         const row = byRow.get(n);
-        return row && { chat: chatRow.pick(row, 'c'), message: messageRow.pick(row, 'm'), jobQueued: row.jobQueued };
+        if (!row) throw new Error(`ingest: no result for row ${n}`);
+        if (form === 'known' && row.missing) return 'missing';
+        if (row['m.id'] === null) return undefined;
+        return { chat: chatRow.pick(row, 'c'), message: messageRow.pick(row, 'm'), jobQueued: row.jobQueued };
       });
     },
   };

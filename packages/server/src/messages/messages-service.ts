@@ -19,7 +19,8 @@ import { isUuid, newId } from '../lib/ids.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
 import { recordNewMessage } from './message-events.ts';
 import type { MessageRow, MessagesStore } from './messages-store.ts';
-import type { IngestRow, IngestStore } from './ingest-store.ts';
+import type { IngestForm, IngestRow, IngestStore } from './ingest-store.ts';
+import { LruMap } from 'toad-cache';
 import { createGroupCommit } from '../lib/group-commit.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 
@@ -130,11 +131,15 @@ export function createMessagesService({
    * The common path: one statement per batch of concurrent messages (ingest-store.ts), the time and the agent's
    * plan read when the batch is written, so a batch's messages are stored in the order of their times.
    */
+  const chatKey = ({ channel, incoming }: { channel: ChannelRow; incoming: IncomingMessage }) => `${channel.id}\u0000${incoming.chat.externalChatId}`;
+  /** Chats this process has stored a message in: their messages go in the `known` form (no chat INSERT). */
+  const knownChats = new LruMap<true>(100_000);
   const batches = createGroupCommit({
     maxBatch: 256,
     concurrency: ingestConcurrency,
-    keyOf: ({ channel, incoming }: { channel: ChannelRow; incoming: IncomingMessage }) => `${channel.id}\u0000${incoming.chat.externalChatId}`,
-    write: (batch) => {
+    keyOf: chatKey,
+    classOf: (item): IngestForm => (knownChats.get(chatKey(item)) ? 'known' : 'new'),
+    write: async (batch, form) => {
       const now = clock.now();
       const at = now.toISOString();
       const rows = batch.map(({ channel, incoming }): IngestRow => {
@@ -167,7 +172,13 @@ export function createMessagesService({
           jobId: newId(),
         };
       });
-      return ingestStore.ingest(rows);
+      const results = await ingestStore.ingest(rows, form as IngestForm);
+      results.forEach((result, index) => {
+        const key = chatKey(batch[index] as (typeof batch)[number]);
+        if (result === 'missing') knownChats.delete(key);
+        else if (result) knownChats.set(key, true);
+      });
+      return results;
     },
   });
 
@@ -179,8 +190,10 @@ export function createMessagesService({
   async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
     // The off-hours auto-reply depends on the chat's last one: that rare case goes step by step.
     if (incoming.role === 'user' && agent.channelPlan(channel, clock.now()) === 'autoReply') return recordStepByStep(channel, incoming);
-    const stored = await batches.submit({ channel, incoming });
-    if (!stored || incoming.role !== 'user') return undefined;
+    let stored = await batches.submit({ channel, incoming });
+    // Its chat was not there after all (deleted with its channel meanwhile): nothing was written; again as new.
+    if (stored === 'missing') stored = await batches.submit({ channel, incoming });
+    if (!stored || stored === 'missing' || incoming.role !== 'user') return undefined;
     eventsCommitted();
     if (stored.jobQueued) agent.wake();
     return { chat: stored.chat, message: stored.message };
