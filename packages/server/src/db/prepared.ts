@@ -13,17 +13,19 @@ export interface PreparedQuery {
   values: unknown[];
 }
 
-/** The rows of a fixed-text query, by the driver under the executor. */
+/**
+ * The rows of a fixed-text query: on the database itself through `preparedQuery` (named on node-postgres, prepared
+ * once per session on PGlite); a text without a name is sent unnamed; in a transaction its $n are bound through Drizzle.
+ */
 export async function preparedRows<T>(db: Executor, query: PreparedQuery): Promise<T[]> {
   const client: unknown = '$client' in db ? db.$client : undefined;
-  if (client instanceof pg.Pool || client instanceof pg.Client) {
-    return (await client.query({ name: query.name, text: query.text, values: query.values })).rows as T[];
-  }
-  if (client instanceof PGlite) {
-    if (query.name === '') return (await client.query<T>(query.text, query.values)).rows;
+  if (query.name !== '' && (client instanceof pg.Pool || client instanceof PGlite)) {
     return preparedQuery(db as Database)<T>({ name: query.name, text: query.text }, query.values);
   }
-  // A transaction (or any other executor): the same text, its $n bound through Drizzle.
+  if (client instanceof pg.Pool || client instanceof pg.Client) {
+    return (await client.query({ text: query.text, values: query.values })).rows as T[];
+  }
+  if (client instanceof PGlite) return (await client.query<T>(query.text, query.values)).rows;
   const result = (await db.execute(withParams(query))) as unknown as { rows: T[] };
   return result.rows;
 }

@@ -13,6 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { queryRows, type Database, type Executor } from '../db/client.ts';
 import { jobs } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
+import { createWakeTimers } from '../lib/wake-timers.ts';
 
 /** The typed job catalog: each job's name and payload. */
 export interface JobCatalog {
@@ -101,7 +102,6 @@ export function createJobQueue(options: JobQueueOptions) {
   const inFlight = new Set<Promise<void>>();
   /** This queue's NOTIFYs: its own process has woken already, after the commit. */
   const instanceId = newId();
-  const timers = new Set<NodeJS.Timeout>();
 
   async function claim(limit: number): Promise<ClaimedJob[]> {
     return queryRows<ClaimedJob>(
@@ -222,15 +222,7 @@ export function createJobQueue(options: JobQueueOptions) {
     schedule();
   }
 
-  /** Wakes when a job put off for later is due, so a retry's pause holds to a few milliseconds rather than a poll. */
-  function wakeIn(ms: number): void {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      wake();
-    }, Math.max(0, ms) + 5);
-    timer.unref();
-    timers.add(timer);
-  }
+  const { wakeIn, clear: clearWakeTimers } = createWakeTimers(wake);
 
   /** The NOTIFY sent by an enqueuing statement, delivered at commit to every process that LISTENs. */
   const notifySql = () => sql`pg_notify(${JOBS_CHANNEL}, ${instanceId})`;
@@ -285,7 +277,7 @@ export function createJobQueue(options: JobQueueOptions) {
     async stop(): Promise<void> {
       running = false;
       if (timer) clearInterval(timer);
-      for (const pending of timers) clearTimeout(pending);
+      clearWakeTimers();
       await loop;
       // Jobs finishing keep their leases until they end.
       await Promise.allSettled([...inFlight]);

@@ -7,6 +7,7 @@ import type { SecretBox } from '../lib/secret-box.ts';
 import type { WebhookClient } from './http-client.ts';
 import { signatureHeaders } from './signing.ts';
 import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
+import { createWakeTimers } from '../lib/wake-timers.ts';
 
 export interface DeliveryWorkerOptions {
   store: DeliveryStore;
@@ -71,7 +72,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const heldBy = (channelId: string) => (inFlightByChannel.get(channelId) ?? 0) + (ready.get(channelId)?.length ?? 0);
   let poll: NodeJS.Timeout | undefined;
   let prune: NodeJS.Timeout | undefined;
-  const timers = new Set<NodeJS.Timeout>();
   const tasks = new Set<Promise<void>>();
   const recorder = createRecorder(store, logger);
 
@@ -220,15 +220,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     claimSoon();
   }
 
-  /** Wakes when a retry is due, so the pauses (2 s, 4 s) hold to a few milliseconds rather than a poll. */
-  function wakeIn(ms: number): void {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      wake();
-    }, Math.max(0, ms) + 5);
-    timer.unref();
-    timers.add(timer);
-  }
+  const { wakeIn, clear: clearWakeTimers } = createWakeTimers(wake);
 
   return {
     wake,
@@ -253,7 +245,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       running = false;
       if (poll) clearInterval(poll);
       if (prune) clearInterval(prune);
-      for (const timer of timers) clearTimeout(timer);
+      clearWakeTimers();
       await claiming;
       // Claimed ahead and not sent: given back at once, for the next start or another process.
       const unsent = [...ready.values()].flat().map((delivery) => delivery.id);
