@@ -32,7 +32,8 @@ interface Fixture {
 const args = new Set(process.argv.slice(2));
 const fast = args.has('--fast') || process.env.KB_EVAL_FAST === '1';
 const verbose = args.has('--verbose');
-const fixture = JSON.parse(await readFile(new URL('./kb-fixture.json', import.meta.url), 'utf8')) as Fixture;
+const fixtureArg = process.argv.slice(2).find((arg) => arg.startsWith('--fixture='))?.slice('--fixture='.length);
+const fixture = JSON.parse(await readFile(fixtureArg ?? new URL('./kb-fixture.json', import.meta.url), 'utf8')) as Fixture;
 /** Issue 17's targets for the fused mode at the shipped threshold. */
 const TARGETS = { top1: 0.75, answeredRight: 0.65, noAnswerSilent: 0.7 };
 /** What the shipped engine measures today, a little lower: below these, a change made it worse (`--check`). */
