@@ -30,6 +30,12 @@ export interface IndexedEntry {
   length: number;
   questionVectors: Float32Array[];
   answerVector: Float32Array | null;
+  /**
+   * The whole entry's vector: the mean of its question's (and synonyms') vectors plus its answer's, normalized.
+   * Built from the stored vectors, not embedded: it ranks paraphrases better than any one of them, about as well
+   * as embedding the question and answer as one text (docs/decisions.md, "Knowledge-base retrieval").
+   */
+  wholeVector: Float32Array | null;
 }
 
 export interface KnowledgeIndex {
@@ -74,6 +80,13 @@ export function normalized(vector: ArrayLike<number>): Float32Array {
   return result;
 }
 
+function wholeVector(questionVectors: readonly Float32Array[], answerVector: Float32Array | null): Float32Array | null {
+  if (!answerVector || questionVectors.length === 0) return null;
+  const sum = Float32Array.from(answerVector);
+  for (const vector of questionVectors) for (let i = 0; i < sum.length; i++) sum[i] = (sum[i] ?? 0) + (vector[i] ?? 0) / questionVectors.length;
+  return normalized(sum);
+}
+
 /**
  * The index of a base's rows. With `model`, only vectors that model computed are kept (the base's provider changed
  * and its entries are being embedded again): vectors of different models are never compared.
@@ -96,6 +109,8 @@ export function buildIndex(language: string, rows: readonly IndexRow[], model?: 
     const answered = new Map<string, number>();
     let length = countTerms(analyzer, [row.question, ...row.synonyms].join('\n'), asked, vocabulary);
     length += countTerms(analyzer, row.answer, answered, vocabulary);
+    const questionVectors = vectors(row.questionVectors, dimensions);
+    const answerVector = row.answerVector && row.answerVector.length === dimensions ? normalized(row.answerVector) : null;
     const entry: IndexedEntry = {
       id: row.id,
       question: row.question,
@@ -103,8 +118,9 @@ export function buildIndex(language: string, rows: readonly IndexRow[], model?: 
       asked,
       answered,
       length,
-      questionVectors: vectors(row.questionVectors, dimensions),
-      answerVector: row.answerVector && row.answerVector.length === dimensions ? normalized(row.answerVector) : null,
+      questionVectors,
+      answerVector,
+      wholeVector: wholeVector(questionVectors, answerVector),
     };
     for (const key of row.keys) if (!byKey.has(key)) byKey.set(key, entry);
     const question = row.keys[0] ?? questionKey(row.question);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildIndex, type IndexRow } from './knowledge-index.ts';
 import { analyzerFor } from './lexicon/analyzer.ts';
 import { questionKeys } from './normalize.ts';
-import { confidence, correctSpelling, queryTerms, rankEntries } from './retrieval.ts';
+import { ANSWER_RULES, confidence, correctSpelling, queryTerms, rankEntries, ruleConfidence, ruleFeatures } from './retrieval.ts';
 
 function row(id: string, question: string, answer: string, synonyms: string[] = [], at = 0): IndexRow {
   return { id, question, synonyms, answer, keys: questionKeys(question, synonyms), updatedAt: new Date(at), questionVectors: null, answerVector: null };
@@ -52,7 +52,7 @@ test('words only: the entry with the words ranks first; a text about something e
   assert.equal(ranking.ranked[0]?.entry.id, 'pay');
   assert.ok(confidence(ranking.ranked[0]!, ranking, 'fused') >= 0.5);
   const other = rankEntries(index, 'who won the football match yesterday', undefined, 'fused');
-  assert.ok(confidence(other.ranked[0]!, other, 'fused') < 0.1);
+  assert.ok(confidence(other.ranked[0]!, other, 'fused') < 0.2);
 });
 
 test('of entries asking the same question only the newest answers; the exact key finds the newest', () => {
@@ -101,4 +101,35 @@ test("only vectors of the base's current model are kept: another model's are nev
   assert.deepEqual([pay?.question, pay?.answer], [null, null]);
   // Without a model (as before): every vector counts.
   assert.equal(buildIndex('en', rows).entries.find((entry) => entry.id === 'pay')?.questionVectors.length, 1);
+});
+
+test("the whole entry's vector: the mean of its question's and synonyms' vectors plus its answer's, normalized", () => {
+  const entry = { ...row('ship', 'How long does shipping take?', 'Three days.', ['Delivery time?']), questionVectors: [1, 0, 0, 0, 0, 1], answerVector: [0, 2, 0] };
+  const [indexed] = buildIndex('en', [entry]).entries;
+  // (1, 0, 0) and (0, 0, 1) average to (0.5, 0, 0.5); plus the answer's (0, 1, 0) is (0.5, 1, 0.5), of length √1.5.
+  const length = Math.sqrt(1.5);
+  assert.deepEqual([...(indexed?.wholeVector ?? [])].map((x) => Math.round(x * 1e6) / 1e6), [0.5 / length, 1 / length, 0.5 / length].map((x) => Math.round(x * 1e6) / 1e6));
+  const ranking = rankEntries(buildIndex('en', [entry]), 'delivery', [0, 1, 0], 'fused');
+  assert.equal(Math.round((ranking.ranked[0]?.whole ?? 0) * 1e6) / 1e6, Math.round((1 / length) * 1e6) / 1e6);
+  assert.equal(buildIndex('en', [row('x', 'Without vectors?', 'Yes.')]).entries[0]?.wholeVector, null);
+});
+
+test('the answer rule weighs the margin over the best other entry and the share of unknown words', () => {
+  const index = buildIndex('en', ROWS);
+  const ranking = rankEntries(index, 'which payment options are there', undefined, 'lexical');
+  const [best, second] = ranking.ranked;
+  const features = ruleFeatures(best!, ranking, false);
+  const known = 1 - ranking.unknownShare;
+  assert.deepEqual(features, [best!.lexical * known, (best!.lexical - second!.lexical) * known, ranking.unknownShare]);
+  // Any other entry's margin is below zero: it does not stand above the best.
+  assert.ok((ruleFeatures(second!, ranking, false)[1] ?? 0) < 0);
+  assert.equal(confidence(best!, ranking, 'lexical'), Math.round(ruleConfidence(ANSWER_RULES.lexical, features) * 1000) / 1000);
+  // More unknown words, less confidence, all else equal.
+  const unknownMore = [features[0]! * 0.2, features[1]! * 0.2, 0.8];
+  assert.ok(ruleConfidence(ANSWER_RULES.lexical, unknownMore) < ruleConfidence(ANSWER_RULES.lexical, features));
+  const unit = (i: number) => Array.from({ length: 4 }, (_, j) => (j === i ? 1 : 0));
+  const withVectors = buildIndex('en', ROWS.map((r, i) => ({ ...r, questionVectors: unit(i), answerVector: unit(i) })));
+  const semantic = rankEntries(withVectors, 'outfits for kids', unit(2), 'fused');
+  const top = semantic.ranked[0]!;
+  assert.deepEqual(ruleFeatures(top, semantic, true), [top.fused, top.fused - (semantic.ranked[1]?.fused ?? 0), semantic.unknownShare, top.lexical, 1]);
 });

@@ -33,8 +33,15 @@ const B = 0.5;
 const UNKNOWN_WORD_WEIGHT = 0.3;
 /** A WordNet relative of a customer's word weighs half the word itself. */
 export const EXPANSION_WEIGHT = 0.5;
-/** Weights of the z-scored signals in the fused ranking (calibrated with `npm run eval:kb`). */
-const FUSION = { lexical: 0.5, question: 1, answer: 0.75 };
+/** Weights of the z-scored signals in the fused ranking. */
+export interface FusionWeights {
+  lexical: number;
+  question: number;
+  answer: number;
+  whole: number;
+}
+/** Fitted on both fixtures of `npm run eval:kb` (`--calibrate`): two businesses, 116 entries, 348 paraphrases. */
+export const FUSION: FusionWeights = { lexical: 1, question: 2, answer: 1.5, whole: 0.75 };
 
 /** What the fusion and the answer rule know of one entry for one text. */
 export interface EntrySignals {
@@ -45,6 +52,8 @@ export interface EntrySignals {
   question: number | null;
   /** Cosine of the text to the entry's answer; null without vectors. */
   answer: number | null;
+  /** Cosine of the text to the whole entry (question, synonyms and answer); null without vectors. */
+  whole: number | null;
   fused: number;
 }
 
@@ -129,7 +138,12 @@ export function queryTerms(index: KnowledgeIndex, text: string): { groups: Map<s
  * the z-scores lean on them as PRIOR_ENTRIES imaginary entries, so a small base (where the spread of 5 entries
  * says little) is judged like a large one and the answer rule does not depend on the base's size.
  */
-const PRIORS = { lexical: { mean: 0.07, deviation: 0.11 }, question: { mean: 0.34, deviation: 0.11 }, answer: { mean: 0.27, deviation: 0.09 } };
+const PRIORS = {
+  lexical: { mean: 0.07, deviation: 0.11 },
+  question: { mean: 0.34, deviation: 0.11 },
+  answer: { mean: 0.27, deviation: 0.09 },
+  whole: { mean: 0.33, deviation: 0.1 },
+};
 const PRIOR_ENTRIES = 20;
 
 function zScores(values: readonly (number | null)[], prior: { mean: number; deviation: number }): number[] {
@@ -150,7 +164,13 @@ function dot(a: Float32Array, b: Float32Array): number {
 }
 
 /** Every entry of the base with its signals for the text, best first by the mode's ranking. */
-export function rankEntries(index: KnowledgeIndex, text: string, queryVector: readonly number[] | undefined, mode: RetrievalMode): Ranking {
+export function rankEntries(
+  index: KnowledgeIndex,
+  text: string,
+  queryVector: readonly number[] | undefined,
+  mode: RetrievalMode,
+  weights: FusionWeights = FUSION,
+): Ranking {
   const { entries, documentFrequency, meanLength } = index;
   const { groups, unknownShare } = queryTerms(index, text);
   const count = Math.max(entries.length, 1);
@@ -176,13 +196,16 @@ export function rankEntries(index: KnowledgeIndex, text: string, queryVector: re
     }
     const question = vector && entry.questionVectors.length ? Math.max(...entry.questionVectors.map((v) => dot(vector, v))) : null;
     const answer = vector && entry.answerVector ? dot(vector, entry.answerVector) : null;
-    return { entry, lexical: best > 0 ? Math.min(score / best, 1) : 0, question, answer, fused: 0 };
+    const whole = vector && entry.wholeVector ? dot(vector, entry.wholeVector) : null;
+    return { entry, lexical: best > 0 ? Math.min(score / best, 1) : 0, question, answer, whole, fused: 0 };
   });
   const lexical = mode === 'encoder' ? signals.map(() => 0) : zScores(signals.map((s) => s.lexical), PRIORS.lexical);
   const question = zScores(signals.map((s) => s.question), PRIORS.question);
   const answer = zScores(signals.map((s) => s.answer), PRIORS.answer);
+  const whole = zScores(signals.map((s) => s.whole), PRIORS.whole);
   signals.forEach((s, i) => {
-    s.fused = FUSION.lexical * (lexical[i] ?? 0) + FUSION.question * (question[i] ?? 0) + FUSION.answer * (answer[i] ?? 0);
+    s.fused =
+      weights.lexical * (lexical[i] ?? 0) + weights.question * (question[i] ?? 0) + weights.answer * (answer[i] ?? 0) + weights.whole * (whole[i] ?? 0);
   });
   const key = mode === 'lexical' || !vector ? (s: EntrySignals) => s.lexical : (s: EntrySignals) => s.fused;
   signals.sort((a, b) => key(b) - key(a) || b.lexical - a.lexical);
@@ -190,20 +213,57 @@ export function rankEntries(index: KnowledgeIndex, text: string, queryVector: re
 }
 
 /**
- * The answer rule: how sure the best entry answers the text, 0–1. With the encoder: how far the entry's fused
- * z-score stands above the base's other entries (FUSED_SCALE standard deviations = 1). Without: its lexical score
- * (BM25F over the best possible). Either is lowered by the share of the text's words the base does not know (a
- * question about something else shares a word or two at most), less with the encoder, which sees those words too
- * (and in a small base most words of a paraphrase are unknown).
+ * What the answer rule weighs about an entry for a text. With the encoder (`semantic`): the entry's fused score,
+ * how far it stands above the best other entry (its margin), the share of the text's words no entry has, its
+ * lexical score and its question's cosine. Words only: its lexical score and its lexical margin, each discounted by
+ * the share of the text's words no entry has (one shared word of an off-topic question stands out from the rest,
+ * but most of its words are unknown), and that share.
  */
-export function confidence(best: EntrySignals, ranking: Ranking, mode: RetrievalMode): number {
-  const semantic = mode !== 'lexical' && best.question !== null;
-  const evidence = semantic ? Math.min(Math.max(best.fused / FUSED_SCALE, 0), 1) : best.lexical;
-  const penalty = semantic ? UNKNOWN_PENALTY.fused : UNKNOWN_PENALTY.lexical;
-  return Math.round(evidence * (1 - penalty * ranking.unknownShare) * 1000) / 1000;
+export function ruleFeatures(candidate: EntrySignals, ranking: Ranking, semantic: boolean): number[] {
+  let otherFused = -Infinity;
+  let otherLexical = 0;
+  for (const other of ranking.ranked) {
+    if (other === candidate) continue;
+    otherFused = Math.max(otherFused, other.fused);
+    otherLexical = Math.max(otherLexical, other.lexical);
+  }
+  if (otherFused === -Infinity) otherFused = 0;
+  return semantic
+    ? [candidate.fused, candidate.fused - otherFused, ranking.unknownShare, candidate.lexical, candidate.question ?? 0]
+    : [candidate.lexical * (1 - ranking.unknownShare), (candidate.lexical - otherLexical) * (1 - ranking.unknownShare), ranking.unknownShare];
 }
-const FUSED_SCALE = 10;
-const UNKNOWN_PENALTY = { fused: 0.15, lexical: 0.5 };
+
+/** A logistic rule over `ruleFeatures`: the confidence is sigmoid(intercept + Σ weight × feature). */
+export interface AnswerRule {
+  intercept: number;
+  weights: readonly number[];
+}
+
+/**
+ * Fitted on both fixtures of `npm run eval:kb` (`--calibrate`: a logistic regression of "the entry ranked first
+ * is the right one", its intercept then moved so that 0.5 is where at least 70 % of either fixture's no-answer
+ * questions and 90 % of its off-topic ones stay unanswered). The shipped threshold is 0.5 for both rules
+ * (knowledge-base-engine.ts).
+ */
+export const ANSWER_RULES: { semantic: AnswerRule; lexical: AnswerRule } = {
+  semantic: { intercept: -1.578, weights: [0.254, 0.199, -2.483, -1.717, -0.732] },
+  lexical: { intercept: -0.642, weights: [0.521, 6.563, -1.279] },
+};
+
+export function ruleConfidence(rule: AnswerRule, features: readonly number[]): number {
+  const logit = features.reduce((sum, feature, i) => sum + feature * (rule.weights[i] ?? 0), rule.intercept);
+  return 1 / (1 + Math.exp(-logit));
+}
+
+/**
+ * The answer rule: how sure the entry answers the text, 0–1 (0.5 is the shipped threshold). With the encoder's
+ * vectors the semantic rule, else the lexical one.
+ */
+export function confidence(candidate: EntrySignals, ranking: Ranking, mode: RetrievalMode, rules = ANSWER_RULES): number {
+  const semantic = mode !== 'lexical' && candidate.question !== null;
+  const rule = semantic ? rules.semantic : rules.lexical;
+  return Math.round(ruleConfidence(rule, ruleFeatures(candidate, ranking, semantic)) * 1000) / 1000;
+}
 
 export interface RetrieverDeps {
   store: Pick<KnowledgeStore, 'findBaseVersion' | 'loadIndexRows'>;
