@@ -204,3 +204,62 @@ describe('job claims woken by committed jobs', () => {
     }
   });
 });
+
+describe('job leases carry a token: a holder whose lease ran out cannot end its successor’s job', () => {
+  /** A gate a handler waits at until the test opens it. */
+  function gate() {
+    let open: () => void = () => {};
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  }
+  const rowOf = async (key: string) =>
+    (await queryRows<{ lease: string | null; locked: boolean; last_error: string | null; due_later: boolean }>(
+      t.database.db,
+      sql`select lease, locked_until is not null as locked, last_error, run_at > now() as due_later from jobs where key = ${key}`,
+    ))[0];
+
+  for (const ending of ['succeeds', 'fails'] as const) {
+    test(`the stale holder ${ending === 'succeeds' ? 'finishing' : 'failing'} leaves the job to the worker that took it over`, async () => {
+      const stale = gate();
+      const current = gate();
+      const entered: string[] = [];
+      const handlers = (name: string, wait: Promise<void>, fail: boolean): JobHandlers => ({
+        ...recording([]),
+        'agent.reply': async () => {
+          entered.push(name);
+          await wait;
+          if (fail) throw new Error(`${name} fails`);
+        },
+      });
+      // The first holder never renews its 300 ms lease (a stalled process); the second takes the job over.
+      const first = createJobQueue({ db: t.database.db, logger, handlers: handlers('first', stale.opened, ending === 'fails'), pollMs: NO_POLL_MS, leaseMs: 300, heartbeatMs: NO_POLL_MS });
+      const second = createJobQueue({ db: t.database.db, logger, handlers: handlers('second', current.opened, false), pollMs: NO_POLL_MS });
+      const key = `lease:${newId()}`;
+      try {
+        await first.enqueue(t.database.db, 'agent.reply', reply(), { key });
+        first.start();
+        await eventually(async () => entered.includes('first'));
+        const firstLease = (await rowOf(key))?.lease;
+        assert.ok(firstLease);
+        // The lease runs out; the second worker claims the job and runs it.
+        await eventually(async () => (await queryRows(t.database.db, sql`select 1 from jobs where key = ${key} and locked_until < now()`)).length === 1);
+        second.start();
+        await eventually(async () => entered.includes('second'));
+        const secondLease = (await rowOf(key))?.lease;
+        assert.ok(secondLease && secondLease !== firstLease);
+        // The first holder ends: the job stays the second's, as it was (not deleted, not put off, no error).
+        stale.open();
+        await first.stop();
+        assert.deepEqual(await rowOf(key), { lease: secondLease, locked: true, last_error: null, due_later: false });
+        // The second holder ends it.
+        current.open();
+        await eventually(async () => (await rowOf(key)) === undefined);
+        assert.deepEqual(entered, ['first', 'second']);
+      } finally {
+        stale.open();
+        current.open();
+        await Promise.all([first.stop(), second.stop()]);
+      }
+    });
+  }
+});

@@ -434,6 +434,8 @@ export const jobs = pgTable(
     runAt: timestamp('run_at', { withTimezone: true, precision: 3 }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+    /** The token of the claim holding the job (job-queue.ts): only that holder ends, retries or renews it. */
+    lease: uuid('lease'),
     lastError: text('last_error'),
     /** At most one queued job per key (one agent reply job per chat). */
     key: text('key'),

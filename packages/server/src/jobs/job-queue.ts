@@ -5,7 +5,9 @@
 // rollback). A slow poll stays as the safety net (a lost LISTEN connection, a crashed holder's lease running out),
 // with timers for retries due later. After a job ends, the worker claims again only when more are known to wait.
 // A claimed job is leased for a short time that a heartbeat renews while it runs: a crashed holder's job is taken
-// by another process within seconds, and a slow job (a model call) is never taken twice.
+// by another process within seconds, and a slow job (a model call) is never taken twice. Each claim's lease has a
+// token: a holder whose lease ran out (a stalled process, the database away longer than the lease) and whose job
+// another worker took over can no longer end, retry or renew that job: only the current holder's statements match.
 // A job may have a key: at most one job per key exists, and enqueueing a key whose job is running makes that
 // job run once more when it ends (one agent reply job per chat, never two at once, none missed).
 import { sql } from 'drizzle-orm';
@@ -78,11 +80,15 @@ export const JOB_POLL_MS = 5_000;
 /** The lease of a running job: a crashed holder's job is taken over after at most this long (plus a poll). */
 export const JOB_LEASE_MS = 10_000;
 
+const LOST = 'job taken over by another worker after its lease ran out: it may have run twice';
+
 interface ClaimedJob {
   id: string;
   kind: JobKind;
   payload: unknown;
   attempts: number;
+  /** The claim's lease token: the job's row is this holder's while it still has it. */
+  lease: string;
 }
 
 export function createJobQueue(options: JobQueueOptions) {
@@ -94,8 +100,8 @@ export function createJobQueue(options: JobQueueOptions) {
   let timer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   let renewing = false;
-  /** Jobs running in this process: their leases are renewed until they end. */
-  const held = new Set<string>();
+  /** Jobs running in this process, by id, with their lease tokens: their leases are renewed until they end. */
+  const held = new Map<string, string>();
   /** Jobs may be waiting: a wake came (a commit, a NOTIFY, a timer, the poll), the last claim was full, or a rerun. */
   let wanted = false;
   let loop: Promise<void> | undefined;
@@ -106,24 +112,28 @@ export function createJobQueue(options: JobQueueOptions) {
   async function claim(limit: number): Promise<ClaimedJob[]> {
     return queryRows<ClaimedJob>(
       db,
-      sql`UPDATE ${jobs} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
+      sql`UPDATE ${jobs} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1,
+            lease = ${newId()}
           WHERE id IN (
             SELECT id FROM ${jobs}
             WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
             ORDER BY run_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING id, kind, payload, attempts`,
+          RETURNING id, kind, payload, attempts, lease`,
     );
   }
 
-  /** Extends the leases of the jobs running here, in one statement. */
+  /** Extends the leases of the jobs running here (those still this process's), in one statement. */
   async function renewLeases(): Promise<void> {
     if (renewing || held.size === 0) return;
     renewing = true;
     try {
-      const ids = sql.join([...held].map((id) => sql`${id}::uuid`), sql`, `);
+      const pairs = sql.join(
+        [...held].map(([id, lease]) => sql`(${id}::uuid, ${lease}::uuid)`),
+        sql`, `,
+      );
       await db.execute(
         sql`UPDATE ${jobs} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval
-            WHERE id IN (${ids}) AND locked_until IS NOT NULL`,
+            WHERE (id, lease) IN (${pairs}) AND locked_until IS NOT NULL`,
       );
     } catch (error) {
       logger.warn({ err: error }, 'renewing job leases failed');
@@ -136,7 +146,7 @@ export function createJobQueue(options: JobQueueOptions) {
   type RunEnd = { dueAgainInMs?: number };
 
   async function run(job: ClaimedJob): Promise<RunEnd> {
-    held.add(job.id);
+    held.set(job.id, job.lease);
     try {
       return await attempt(job);
     } finally {
@@ -149,36 +159,43 @@ export function createJobQueue(options: JobQueueOptions) {
     try {
       const handler = handlers[job.kind] as (payload: unknown, run: JobRun) => Promise<void>;
       await handler(job.payload, { attempt: job.attempts, lastAttempt: job.attempts >= policy.maxAttempts });
-      return (await finish(job)) ? {} : { dueAgainInMs: 0 };
+      const end = await finish(job);
+      if (end === 'lost') logger.warn({ jobId: job.id, kind: job.kind }, LOST);
+      return end === 'rerun' ? { dueAgainInMs: 0 } : {};
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempts >= policy.maxAttempts) {
         logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed for good');
-        await db.delete(jobs).where(sql`${jobs.id} = ${job.id}`);
+        await db.execute(sql`DELETE FROM ${jobs} WHERE id = ${job.id} AND lease = ${job.lease}`);
         return {};
       }
       logger.warn({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed, retrying');
       const backoffMs = error instanceof RetryJobLater ? error.delayMs : policy.backoffMs(job.attempts);
-      await db.execute(
-        sql`UPDATE ${jobs} SET run_at = now() + ${`${backoffMs} milliseconds`}::interval, locked_until = NULL,
-            last_error = ${message} WHERE id = ${job.id}`,
+      const retried = await queryRows(
+        db,
+        sql`UPDATE ${jobs} SET run_at = now() + ${`${backoffMs} milliseconds`}::interval, locked_until = NULL, lease = NULL,
+            last_error = ${message} WHERE id = ${job.id} AND lease = ${job.lease} RETURNING id`,
       );
-      return { dueAgainInMs: backoffMs };
+      if (retried.length > 0) return { dueAgainInMs: backoffMs };
+      // Taken over meanwhile: its retries are the new holder's.
+      logger.warn({ jobId: job.id, kind: job.kind }, LOST);
+      return {};
     }
   }
 
   /**
-   * Deletes a done job, unless it was enqueued again while it ran: then it is due again at once. True when it was
-   * deleted.
+   * Deletes a done job, unless it was enqueued again while it ran: then it is due again at once (`rerun`). Nothing
+   * when another worker took the job over after this holder's lease ran out (`lost`): the job is that worker's.
    */
-  async function finish(job: ClaimedJob): Promise<boolean> {
-    const deleted = await queryRows(db, sql`DELETE FROM ${jobs} WHERE id = ${job.id} AND NOT rerun RETURNING id`);
-    if (deleted.length > 0) return true;
-    await db.execute(
-      sql`UPDATE ${jobs} SET rerun = false, run_at = now(), locked_until = NULL, attempts = 0, last_error = NULL
-          WHERE id = ${job.id}`,
+  async function finish(job: ClaimedJob): Promise<'deleted' | 'rerun' | 'lost'> {
+    const deleted = await queryRows(db, sql`DELETE FROM ${jobs} WHERE id = ${job.id} AND lease = ${job.lease} AND NOT rerun RETURNING id`);
+    if (deleted.length > 0) return 'deleted';
+    const due = await queryRows(
+      db,
+      sql`UPDATE ${jobs} SET rerun = false, run_at = now(), locked_until = NULL, lease = NULL, attempts = 0, last_error = NULL
+          WHERE id = ${job.id} AND lease = ${job.lease} RETURNING id`,
     );
-    return false;
+    return due.length > 0 ? 'rerun' : 'lost';
   }
 
   /** Claims while jobs are known to wait and there is room; a job ending makes room and claims if still wanted. */
