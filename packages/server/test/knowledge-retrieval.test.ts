@@ -39,9 +39,9 @@ describe('knowledge-base retrieval with the sentence encoder', () => {
   });
 
   /** Entries whose vectors are not computed yet. */
-  async function unembedded(baseId: string): Promise<number> {
+  async function unembedded(baseId: string, database = t.database): Promise<number> {
     const [row] = await queryRows<{ n: number }>(
-      t.database.db,
+      database.db,
       sql`select count(*)::int as n from knowledge_entries where knowledge_base_id = ${baseId} and answer_vector is null`,
     );
     return row?.n ?? -1;
@@ -177,18 +177,24 @@ describe('knowledge-base retrieval with the sentence encoder', () => {
   });
 
   test('entries written while the encoder was off get their vectors when a process with it starts', async () => {
-    const off = await startTestApp({ database: t.database, knowledgeEncoder: false, workers: false });
-    const user = await off.createConsoleUser();
-    const base = await off.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Old', language: 'en' } });
-    const entry = await off.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: ENTRIES[0] });
-    assert.equal(entry.status, 201, entry.text);
-    await off.close();
-    assert.equal(await unembedded(base.body.id), 1);
-    const on = await startTestApp({ database: t.database, knowledgeEncoder: true });
+    // A database of its own: the suite's app (encoder on, workers running) would embed the entry through its job.
+    const off = await startTestApp({ knowledgeEncoder: false, workers: false });
     try {
-      await eventually(async () => (await unembedded(base.body.id)) === 0, 30_000);
+      const user = await off.createConsoleUser();
+      const base = await off.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Old', language: 'en' } });
+      const entry = await off.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: ENTRIES[0] });
+      assert.equal(entry.status, 201, entry.text);
+      // As written before this version: no vectors and no job for them.
+      await off.database.db.execute(sql`delete from jobs where kind = 'knowledge.embed'`);
+      assert.equal(await unembedded(base.body.id, off.database), 1);
+      const on = await startTestApp({ database: off.database, knowledgeEncoder: true });
+      try {
+        await eventually(async () => (await unembedded(base.body.id, off.database)) === 0, 30_000);
+      } finally {
+        await on.close();
+      }
     } finally {
-      await on.close();
+      await off.close();
     }
   });
 
