@@ -126,6 +126,9 @@ export function createDeliveryStore(db: Database) {
     /**
      * Records attempts and moves each delivery on (delivered, retried after its pause, failed), all in one
      * statement. Each pause runs from the end of its attempt (`endedAt`), however long this write had to wait.
+     * Every attempt is logged, but only the first record of an attempt number moves its delivery: a sender whose
+     * lease ran out while it waited on the receiver, and whose delivery another worker sent and recorded
+     * meanwhile, cannot turn that delivered one into failed or retried.
      */
     async recordAttempts(records: readonly RecordedAttempt[]): Promise<void> {
       const now = Date.now();
@@ -158,7 +161,8 @@ export function createDeliveryStore(db: Database) {
                 THEN now() + input.pause_ms * interval '1 millisecond' ELSE ${deliveries.nextAttemptAt} END,
               status = CASE WHEN input.outcome = 'retry' THEN ${deliveries.status} ELSE input.outcome END,
               finished_at = CASE WHEN input.outcome = 'retry' THEN NULL ELSE now() END
-            FROM input WHERE ${deliveries.id} = input.delivery_id`,
+            FROM input WHERE ${deliveries.id} = input.delivery_id
+              AND ${deliveries.status} = 'pending' AND ${deliveries.attempts} = input.number - 1`,
       );
     },
 
