@@ -265,9 +265,9 @@ export function ruleConfidence(rule: AnswerRule, features: readonly number[]): n
  * The answer rule: how sure the entry answers the text, 0–1 (0.5 is the shipped threshold). With the encoder's
  * vectors the semantic rule, else the lexical one.
  */
-export function confidence(candidate: EntrySignals, ranking: Ranking, mode: RetrievalMode, rules = ANSWER_RULES): number {
+export function confidence(candidate: EntrySignals, ranking: Ranking, mode: RetrievalMode): number {
   const semantic = mode !== 'lexical' && candidate.question !== null;
-  const rule = semantic ? rules.semantic : rules.lexical;
+  const rule = semantic ? ANSWER_RULES.semantic : ANSWER_RULES.lexical;
   return Math.round(ruleConfidence(rule, ruleFeatures(candidate, ranking, semantic)) * 1000) / 1000;
 }
 
