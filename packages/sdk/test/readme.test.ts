@@ -4,13 +4,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { eventually } from '../../server/test/support/events.ts';
-import { startTestApp, type TestApp } from '../../server/test/support/harness.ts';
+import { freePort, startTestApp, type TestApp } from '../../server/test/support/harness.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -21,14 +20,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test('the README integration runs as written', async () => {
   const readme = await readFile(path.join(here, '..', 'README.md'), 'utf8');

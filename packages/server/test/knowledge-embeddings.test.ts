@@ -11,7 +11,7 @@ import { createEmbeddingsClient, EmbeddingsError } from '../src/knowledge/embedd
 import { createUrlGuard } from '../src/webhooks/url-guard.ts';
 import { eventually } from './support/events.ts';
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.ts';
-import { launchBrowser, withScreenshotOnFailure } from './support/browser.ts';
+import { launchBrowser, signIn, withScreenshotOnFailure } from './support/browser.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 
 const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
@@ -292,10 +292,7 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
     try {
       const { page } = await browser.newPage();
       await withScreenshotOnFailure(ctx, page, async () => {
-        await page.goto(`${t.url}/`);
-        await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
-        await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
-        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await signIn(page, `${t.url}/`, user.email, PASSWORD);
         await page.getByRole('link', { name: 'Knowledge bases', exact: true }).click();
         await page.getByRole('link', { name: 'Web FAQ', exact: true }).click();
         const form = page.getByRole('form', { name: 'Embeddings provider', exact: true });

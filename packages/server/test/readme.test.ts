@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { eventually } from './support/events.ts';
+import { freePort } from './support/harness.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -23,14 +23,6 @@ export function readmeBlocks(markdown: string, role: string): string[] {
     if (match[1] === role && match[2] !== undefined) blocks.push(match[2]);
   }
   return blocks;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 interface Background {

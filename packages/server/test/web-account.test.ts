@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
+import { launchBrowser, signIn as signInAt, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { eventually } from './support/events.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
@@ -24,12 +24,7 @@ after(async () => {
   await t?.close();
 });
 
-async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
-  await page.goto(`${t.url}/`);
-  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-}
+const signIn = (page: Page, email: string, password = PASSWORD) => signInAt(page, `${t.url}/`, email, password);
 
 describe('sign in', () => {
   test('a wrong password shows an error; the right one opens the account, which survives a reload; sign out', async (ctx) => {

@@ -3,7 +3,7 @@
 // asks for the company domain; channels are chosen; disconnect. Accessible names: docs/decisions.md (CRM).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
+import { launchBrowser, signIn, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { startFakeHubspot, type FakeHubspot } from './support/fake-hubspot.ts';
 import { startFakePipedrive, type FakePipedrive } from './support/fake-pipedrive.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
@@ -37,10 +37,7 @@ test('connect HubSpot (a bad token first), see a sync after a chat is done, conn
   assert.equal(channel.status, 201, channel.text);
   const { page } = await browser.newPage();
   await withScreenshotOnFailure(ctx, page, async () => {
-    await page.goto(`${t.url}/`);
-    await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
-    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signIn(page, `${t.url}/`, user.email, PASSWORD);
     await page.getByRole('link', { name: 'CRM', exact: true }).click();
     await page.getByRole('heading', { name: 'CRM', exact: true }).waitFor({ timeout: WAIT });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { mp3WithId3, pdf, png } from './fixtures/files/samples.ts';
-import { launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
+import { launchBrowser, signIn, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { eventually } from './support/events.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
@@ -72,10 +72,7 @@ function agentReplies(externalChatId: string): string[] {
 }
 
 async function openInbox(page: Page): Promise<void> {
-  await page.goto(`${t.url}/inbox`);
-  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.email);
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await signIn(page, `${t.url}/inbox`, user.email, PASSWORD);
   await page.getByRole('list', { name: 'Chats', exact: true }).waitFor({ timeout: WAIT });
 }
 

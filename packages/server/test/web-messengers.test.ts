@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
+import { launchBrowser, signIn as signInAt, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { eventually } from './support/events.ts';
 import { startFakeTelegram, type FakeTelegram } from './support/fake-telegram.ts';
 import { PASSWORD, PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
@@ -36,10 +36,7 @@ after(async () => {
 });
 
 async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(`${t.url}/`);
-  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await signInAt(page, `${t.url}/`, email, PASSWORD);
   await page.getByRole('link', { name: 'Inbox', exact: true }).waitFor({ timeout: WAIT });
 }
 

@@ -16,6 +16,14 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
+/** Opens `startUrl` (a page of the web account) and signs in on its sign-in form. */
+export async function signIn(page: Page, startUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(startUrl);
+  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
 export async function launchBrowser(): Promise<TestBrowser> {
   // playwright-core gives every launch a fresh profile folder of its own (a --user-data-dir flag is refused).
   const browser = await chromium.launch({

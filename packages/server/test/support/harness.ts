@@ -89,7 +89,7 @@ export interface TestAppOptions {
 }
 
 /** A port that was free a moment ago (for apps that must know their address before they listen). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
