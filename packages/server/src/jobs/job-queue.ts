@@ -58,7 +58,8 @@ export class RetryJobLater extends Error {
 export interface JobQueueOptions {
   db: Database;
   logger: FastifyBaseLogger;
-  handlers: JobHandlers;
+  /** Handlers known at creation; features add theirs with `handle` before `start`. */
+  handlers?: Partial<JobHandlers>;
   /** The safety-net poll (JOB_POLL_MS). */
   pollMs?: number;
   concurrency?: number;
@@ -92,7 +93,9 @@ interface ClaimedJob {
 }
 
 export function createJobQueue(options: JobQueueOptions) {
-  const { db, logger, handlers, pollMs = JOB_POLL_MS, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS, retryPolicies = {} } = options;
+  const { db, logger, pollMs = JOB_POLL_MS, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS } = options;
+  const handlers: Partial<JobHandlers> = { ...options.handlers };
+  const retryPolicies: Partial<Record<JobKind, RetryPolicy>> = { ...options.retryPolicies };
   const heartbeatMs = options.heartbeatMs ?? leaseMs / 5;
   const policyOf = (kind: JobKind): RetryPolicy =>
     retryPolicies[kind] ?? { maxAttempts, backoffMs: (attempt) => 1000 * 2 ** (attempt - 1) };
@@ -157,7 +160,8 @@ export function createJobQueue(options: JobQueueOptions) {
   async function attempt(job: ClaimedJob): Promise<RunEnd> {
     const policy = policyOf(job.kind);
     try {
-      const handler = handlers[job.kind] as (payload: unknown, run: JobRun) => Promise<void>;
+      const handler = handlers[job.kind] as ((payload: unknown, run: JobRun) => Promise<void>) | undefined;
+      if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
       await handler(job.payload, { attempt: job.attempts, lastAttempt: job.attempts >= policy.maxAttempts });
       const end = await finish(job);
       if (end === 'lost') logger.warn({ jobId: job.id, kind: job.kind }, LOST);
@@ -263,6 +267,11 @@ export function createJobQueue(options: JobQueueOptions) {
               RETURNING rerun)
             SELECT ${notifySql()} FROM job WHERE NOT rerun`,
       );
+    },
+    /** The feature that owns a kind of job runs it (and may set how it is retried). */
+    handle<K extends JobKind>(kind: K, handler: JobHandlers[K], retryPolicy?: RetryPolicy): void {
+      handlers[kind] = handler as Partial<JobHandlers>[K];
+      if (retryPolicy) retryPolicies[kind] = retryPolicy;
     },
     /** The NOTIFY a statement that writes jobs itself sends with them (`SELECT <this> FROM …`). */
     notifySql,

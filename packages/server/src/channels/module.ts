@@ -1,0 +1,24 @@
+// Channels: connect, edit and remove a channel of any kind, its webhook settings and the webhook test; channel
+// secrets stored in clear by an earlier version are sealed once at start.
+import type { Core } from '../core.ts';
+import { registerChannelRoutes } from '../http/console/channel-routes.ts';
+import type { FeatureModule } from '../module.ts';
+import { createChannelsService, type MessengerRegistrar } from './channels-service.ts';
+
+export function createChannelsModule(core: Core, { messengers }: { messengers: MessengerRegistrar }) {
+  const channels = createChannelsService({
+    store: core.channelsStoreOf(core.db),
+    clock: core.clock,
+    urlGuard: core.urlGuard,
+    webhookClient: core.webhookClient,
+    publicUrl: core.config.publicUrl,
+    messengers,
+    logger: core.logger,
+  });
+  // Idempotent; any process may do it.
+  core.app.addHook('onReady', async () => {
+    const sealed = await core.channelsStoreOf(core.db).sealStoredSecrets();
+    if (sealed > 0) core.logger.info({ channels: sealed }, 'channel secrets stored in clear are now encrypted');
+  });
+  return { consoleRoutes: (api) => registerChannelRoutes(api, channels) } satisfies FeatureModule;
+}

@@ -1,0 +1,47 @@
+// The chat widget: the loader and frame assets, the visitor API and its live stream.
+import { createHmac } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import type { Core } from '../../core.ts';
+import type { LiveFeed } from '../../events/live-feed.ts';
+import { createUploadReader } from '../../http/public/uploads.ts';
+import { widgetPlugin } from '../../http/widget/widget-plugin.ts';
+import type { MessagesService } from '../../messages/messages-service.ts';
+import type { FeatureModule } from '../../module.ts';
+import { createVisitorTokens } from './visitor-token.ts';
+import { createWidgetService } from './widget-service.ts';
+import { createWidgetStore } from './widget-store.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The chat widget's open live connections. */
+    widgetConnections: ReadonlySet<WebSocket>;
+  }
+}
+
+export function createWidgetModule(core: Core, deps: { messages: MessagesService; liveFeed: LiveFeed }): FeatureModule {
+  const { jwtSecret } = core.config;
+  const store = createWidgetStore(core.db, core.channelsStoreOf(core.db));
+  const ipKeySecret = createHmac('sha256', jwtSecret).update('parley widget ip key').digest();
+  const widget = createWidgetService({
+    db: core.db,
+    store,
+    tokens: createVisitorTokens(jwtSecret),
+    messages: deps.messages,
+    clock: core.clock,
+    ipKey: (ip) => createHmac('sha256', ipKeySecret).update(ip).digest('hex').slice(0, 32),
+  });
+  return {
+    async register(app) {
+      const connections = new Set<WebSocket>();
+      app.decorate('widgetConnections', connections);
+      await app.register(widgetPlugin, {
+        widget,
+        store,
+        liveFeed: deps.liveFeed,
+        connections,
+        publicUrl: core.config.publicUrl,
+        readUploads: createUploadReader(core.files.storage),
+      });
+    },
+  };
+}

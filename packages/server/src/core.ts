@@ -1,0 +1,146 @@
+// The pieces every feature shares, made once per app: the clock, rate-limit counters, the sealed-secrets box,
+// the channel cache, the guarded HTTP clients for user-given URLs, the job queue and file storage. Features take
+// what they use from here (see module.ts); nothing here knows a feature.
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { CACHE_CHANNEL, cachedChannelsStore, createChannelCache } from './channels/channel-cache.ts';
+import { createChannelsStore } from './channels/channels-store.ts';
+import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
+import type { Config } from './config.ts';
+import type { Database, Executor, Listen } from './db/client.ts';
+import { startVacuum } from './db/vacuum.ts';
+import { createLocalFileStorage } from './files/file-storage.ts';
+import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts';
+import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { createSecretBox } from './lib/secret-box.ts';
+import type { Workers } from './module.ts';
+import { createWebhookClient } from './webhooks/http-client.ts';
+import { createUrlGuard } from './webhooks/url-guard.ts';
+
+export interface AppDeps {
+  config: Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> & {
+    deliveryRetentionDays?: number;
+    /** Messenger API base URLs (default: the real services). */
+    messengerApis?: Config['messengerApis'];
+    /** CRM API base URLs (default: the real services). */
+    crmApis?: Config['crmApis'];
+    adminToken: string;
+    jwtSecret: string;
+    /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
+    secretsKey: string;
+    /** The built-in sentence encoder of knowledge-base retrieval (KB_ENCODER; default on). */
+    knowledgeEncoder?: boolean;
+  };
+  db: Database;
+  logger: FastifyBaseLogger;
+  clock?: Clock;
+  /** This process alone uses the database (PGlite): reservations a crash left behind are released at start, and it is vacuumed hourly. */
+  ownsDatabase?: boolean;
+  /** Run background jobs and webhook deliveries in this process (default true). */
+  workers?: boolean;
+  /** How long a looked-up API key is trusted (see api-key-auth.ts). */
+  apiKeyCacheTtlMs?: number;
+  /** How long a channel read is trusted when no change to it is heard (channels/channel-cache.ts). */
+  channelCacheTtlMs?: number;
+  /** NOTIFYs of the database: deliveries made by other processes wake this one's worker at once. */
+  listen?: Listen;
+  /** The delivery worker's safety-net poll (default 500 ms). */
+  deliveryPollMs?: number;
+  /** Console login attempts per client address per minute (default 20; test suites log in more often). */
+  loginAttemptsPerIp?: number;
+  /** The built web account (default packages/web/dist). */
+  webDistDir?: string;
+}
+
+/** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */
+export type CacheNoticeListener = (payload: string | undefined) => void;
+
+export async function createCore(app: FastifyInstance, deps: AppDeps) {
+  const { config, db, logger } = deps;
+
+  // Rate-limit counters: Redis when configured (down: this process's own, until it is back).
+  const counters = createRateCounters({ redisUrl: config.redisUrl, logger });
+  app.addHook('onClose', () => counters.close());
+  await counters.connected;
+
+  const secretBox = createSecretBox(config.secretsKey);
+  const channelCache = createChannelCache({ ttlMs: deps.channelCacheTtlMs ?? 5_000 });
+  const urlGuard = createUrlGuard({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  const webhookClient = createWebhookClient(urlGuard);
+  app.addHook('onClose', () => webhookClient.close());
+  // Messenger and CRM APIs: fixed operator-set bases, and media downloads from user-given URLs (guarded).
+  const apiHttp = createMessengerHttp(urlGuard);
+  app.addHook('onClose', () => apiHttp.close());
+
+  // PGlite has no autovacuum worker (db/vacuum.ts); a PostgreSQL server vacuums by itself.
+  if (deps.ownsDatabase) {
+    const vacuum = startVacuum({ db, logger });
+    app.addHook('onClose', () => vacuum.stop());
+  }
+
+  // Changes other processes announce: each cache forgets what the notice names (and everything after a gap).
+  const cacheNoticeListeners: CacheNoticeListener[] = [
+    (payload) => {
+      if (payload === undefined) channelCache.clear();
+      else if (payload.startsWith('channel:')) channelCache.forget(payload.slice('channel:'.length));
+    },
+  ];
+  let unlistenCache = async () => {};
+  app.addHook('onReady', async () => {
+    if (!deps.listen) return;
+    unlistenCache = await deps.listen(CACHE_CHANNEL, (payload) => {
+      for (const listener of cacheNoticeListeners) listener(payload);
+    });
+  });
+  app.addHook('preClose', () => unlistenCache());
+
+  const jobs = createJobQueue({ db, logger });
+  let unlistenJobs = async () => {};
+  const jobWorkers: Workers = {
+    async start() {
+      // Jobs committed by other processes (this one wakes its queue itself after the commit); listening first, so
+      // the wake-up of a listening connection just made comes before the claim at start, not as a second one.
+      if (deps.listen) unlistenJobs = await deps.listen(JOBS_CHANNEL, jobs.notified);
+      jobs.start();
+    },
+    async stop() {
+      await unlistenJobs();
+      await jobs.stop();
+    },
+  };
+
+  return {
+    app,
+    config,
+    db,
+    logger,
+    clock: deps.clock ?? systemClock,
+    listen: deps.listen,
+    ownsDatabase: deps.ownsDatabase ?? false,
+    counters,
+    invalidKeys: createInvalidKeyGuard({ counters }),
+    secretBox,
+    urlGuard,
+    webhookClient,
+    apiHttp,
+    /** The channels store over an executor (the database, or a transaction), reads cached per process. */
+    channelsStoreOf: (executor: Executor) => cachedChannelsStore(createChannelsStore(executor, secretBox), executor, channelCache),
+    /** Tells every process to forget what the payload names (see CACHE_CHANNEL). */
+    announceCacheChange(payload: string): void {
+      db.execute(sql`SELECT pg_notify(${CACHE_CHANNEL}, ${payload})`).catch((error: unknown) =>
+        logger.warn({ err: error }, 'announcing a cache change failed'),
+      );
+    },
+    onCacheNotice(listener: CacheNoticeListener): void {
+      cacheNoticeListeners.push(listener);
+    },
+    /** Durable jobs; each feature registers the handlers of its kinds (`jobs.handle`). */
+    jobs,
+    jobWorkers,
+    files: { storage: createLocalFileStorage(path.join(config.dataDir, 'files')), publicUrl: config.publicUrl },
+  };
+}
+
+export type Core = Awaited<ReturnType<typeof createCore>>;

@@ -1,0 +1,21 @@
+// Committed events as streams: the public API's event feed, and the live feed that open Inboxes and widget
+// frames follow in every process (workers or not).
+import type { Core } from '../core.ts';
+import { registerLiveRoutes } from '../http/console/live-routes.ts';
+import { registerEventRoutes } from '../http/public/events-routes.ts';
+import type { FeatureModule } from '../module.ts';
+import { createFeedService } from './feed-service.ts';
+import { createFeedStore } from './feed-store.ts';
+import { createLiveFeed } from './live-feed.ts';
+
+export function createEventsModule(core: Core) {
+  const liveFeed = createLiveFeed({ db: core.db, listen: core.listen, logger: core.logger });
+  core.app.addHook('onReady', () => liveFeed.start());
+  core.app.addHook('preClose', () => liveFeed.stop());
+  const feed = createFeedService({ store: createFeedStore(core.db) });
+  return {
+    liveFeed,
+    publicRoutes: (api) => registerEventRoutes(api, feed),
+    consoleRoutes: (api) => registerLiveRoutes(api, liveFeed),
+  } satisfies FeatureModule & Record<string, unknown>;
+}

@@ -1,0 +1,34 @@
+// The Fastify instance every surface is registered on: request ids, validation errors, the error handler,
+// the access log. No routes here.
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { AccessLog } from './access-log.ts';
+import { registerErrorHandler } from './error-handler.ts';
+import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Request ids of this process: a random prefix and a counter (unique across processes, cheap to make). */
+const REQUEST_ID_PREFIX = randomBytes(6).toString('hex');
+let requestCounter = 0;
+const nextRequestId = (): string => `${REQUEST_ID_PREFIX}-${(requestCounter += 1).toString(36)}`;
+
+export function createHttpServer(logger: FastifyBaseLogger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    // A caller's request id is reused when it is sane, so logs can be matched across systems.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
+    },
+    logController: new AccessLog(),
+    schemaErrorFormatter,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandler(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  return app;
+}

@@ -1,0 +1,58 @@
+// The surfaces on one origin (DESIGN.md, mount points): liveness, the OpenAPI documents, the console and the
+// public API (whose routes the features add), the web account, and each feature's surfaces of its own.
+import path from 'node:path';
+import websocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import type { ConsoleAuth } from '../accounts/console-auth.ts';
+import type { ApiKeyAuthenticator } from '../accounts/api-key-auth.ts';
+import type { Core } from '../core.ts';
+import type { FeatureModule } from '../module.ts';
+import { consoleApi } from './console/console-plugin.ts';
+import { docs } from './docs.ts';
+import { gateway } from './public/gateway.ts';
+import { webApp } from './web/web-plugin.ts';
+
+export interface SurfaceOptions {
+  consoleAuth: ConsoleAuth;
+  authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>;
+  modules: FeatureModule[];
+  /** Console login attempts per client address per minute. */
+  loginAttemptsPerIp?: number;
+  /** The built web account (default packages/web/dist). */
+  webDistDir?: string;
+}
+
+export async function registerSurfaces(app: FastifyInstance, core: Core, options: SurfaceOptions): Promise<void> {
+  const { db, counters, config } = core;
+  const { modules } = options;
+  // 200 either way: a process whose Redis is down still serves (with its own counters); a load balancer keeps it.
+  app.get('/healthz', async () => {
+    await db.execute('select 1');
+    return counters.redisState() === 'down' ? { status: 'degraded', redis: 'down' } : { status: 'ok' };
+  });
+  // Once for the whole app (each registration would add an `upgrade` handler of its own): the widget's live stream.
+  await app.register(websocket, { options: { maxPayload: 16 * 1024 } });
+  await app.register(docs);
+  await app.register(consoleApi, {
+    prefix: '/console/v1',
+    auth: options.consoleAuth,
+    rateLimitMax: config.rateLimitMax,
+    ...(options.loginAttemptsPerIp !== undefined ? { loginAttemptsPerIp: options.loginAttemptsPerIp } : {}),
+    counters,
+    routes: (api) => {
+      for (const module of modules) module.consoleRoutes?.(api);
+    },
+  });
+  await app.register(gateway, {
+    prefix: '/api/v1',
+    authenticator: options.authenticator,
+    rateLimitMax: config.rateLimitMax,
+    counters,
+    invalidKeys: core.invalidKeys,
+    routes: (api) => {
+      for (const module of modules) module.publicRoutes?.(api);
+    },
+  });
+  await app.register(webApp, { distDir: options.webDistDir ?? path.resolve(import.meta.dirname, '../../../web/dist') });
+  for (const module of modules) await module.register?.(app);
+}

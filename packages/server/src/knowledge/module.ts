@@ -1,0 +1,66 @@
+// Knowledge bases: entries and their vectors (the built-in sentence encoder, or a base's embeddings provider),
+// the retriever both agent engines answer from, and the console's knowledge-base routes.
+import type { Core } from '../core.ts';
+import type { Executor } from '../db/client.ts';
+import { registerKnowledgeRoutes } from '../http/console/knowledge-routes.ts';
+import type { FeatureModule } from '../module.ts';
+import { cachedProviderEmbedding, createEmbeddingsClient } from './embeddings-client.ts';
+import { cachedTextEmbedding, createSentenceEncoder } from './encoder/sentence-encoder.ts';
+import { createEntryVectors } from './entry-vectors.ts';
+import { createKnowledgeService } from './knowledge-service.ts';
+import { createKnowledgeStore } from './knowledge-store.ts';
+import { createRetriever } from './retrieval.ts';
+
+export function createKnowledgeModule(core: Core, options: { encoder?: boolean }) {
+  const { app, db, jobs, logger } = core;
+  const store = createKnowledgeStore(db, core.secretBox);
+  // English bases: a worker thread loads the encoder on first use (KB_ENCODER=off: words only).
+  const sentenceEncoder = (options.encoder ?? true) ? createSentenceEncoder() : undefined;
+  if (sentenceEncoder) app.addHook('onClose', () => sentenceEncoder.close());
+  // Bases that name an OpenAI-compatible embeddings provider get their vectors from it instead (any language).
+  const embeddingsClient = createEmbeddingsClient({ guard: core.urlGuard });
+  app.addHook('onClose', () => embeddingsClient.close());
+  const entryVectors = createEntryVectors({ store, encoder: sentenceEncoder, embeddings: embeddingsClient });
+  jobs.handle('knowledge.embed', async ({ knowledgeBaseId, entryId }) => {
+    await entryVectors.embedEntry(knowledgeBaseId, entryId);
+  });
+  const retriever = createRetriever({
+    store,
+    embed: sentenceEncoder ? cachedTextEmbedding(sentenceEncoder) : undefined,
+    embedWith: cachedProviderEmbedding(embeddingsClient),
+    onEmbedError: (knowledgeBaseId, error) =>
+      logger.warn({ knowledgeBaseId, err: error }, 'embeddings provider failed: the question is answered by its words alone'),
+  });
+  /** Every entry write queues its vectors, in the write's transaction (`executor`). */
+  const serviceOf = (executor: Executor) =>
+    createKnowledgeService({
+      store: createKnowledgeStore(executor, core.secretBox),
+      clock: core.clock,
+      urlGuard: core.urlGuard,
+      entryWritten: (knowledgeBaseId: string, entryId: string) =>
+        jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
+    });
+  const knowledge = serviceOf(db);
+
+  return {
+    retriever,
+    baseLanguage: (accountId: string, knowledgeBaseId: string) => store.findBaseLanguage(accountId, knowledgeBaseId),
+    /** The service over a transaction (a correction saved with the rating that made it). */
+    serviceOf,
+    consoleRoutes: (api) => registerKnowledgeRoutes(api, knowledge),
+    workers: {
+      // Entries written before the encoder (an upgrade, or KB_ENCODER was off), or whose base's provider changed
+      // and were not re-embedded yet (a stop in between), get their vectors in the background.
+      async start() {
+        void (async () => {
+          const missing = await store.entriesWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined });
+          for (const { knowledgeBaseId, entryId } of missing) {
+            await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
+          }
+          if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
+        })().catch((error: unknown) => logger.error({ err: error }, 'queueing knowledge-base entries for embedding failed'));
+      },
+      async stop() {},
+    },
+  } satisfies FeatureModule & Record<string, unknown>;
+}

@@ -1,0 +1,62 @@
+// Messages: send-message-universal and the other ingest paths (messengers, widget), answer ratings and the
+// corrections they save, stored files, and the console's Inbox, which acts on chats, messages, tags and ratings.
+import type { AgentService } from '../agent/agent-service.ts';
+import type { CustomerDelivery } from '../channels/customer-delivery.ts';
+import type { ChatsService } from '../chats/chats-service.ts';
+import { createChatsStore } from '../chats/chats-store.ts';
+import type { Core } from '../core.ts';
+import { preparedQuery, statementSlots, type Executor } from '../db/client.ts';
+import type { EventsCommitted } from '../events/outbox.ts';
+import { createFeedbackService } from '../feedback/feedback-service.ts';
+import { registerInboxRoutes } from '../http/console/inbox-routes.ts';
+import { filesPlugin } from '../http/files-routes.ts';
+import { registerMessageRoutes } from '../http/public/messages-routes.ts';
+import { createUploadReader } from '../http/public/uploads.ts';
+import type { KnowledgeService } from '../knowledge/knowledge-service.ts';
+import type { FeatureModule } from '../module.ts';
+import type { TagsService } from '../tags/tags-service.ts';
+import { createIngestStore } from './ingest-store.ts';
+import { createMessagesService } from './messages-service.ts';
+import { createMessagesStore } from './messages-store.ts';
+
+export interface MessagesModuleDeps {
+  agent: AgentService;
+  chats: ChatsService;
+  tags: TagsService;
+  knowledge: { serviceOf(executor: Executor): KnowledgeService };
+  customerDelivery: CustomerDelivery;
+  eventsCommitted: EventsCommitted;
+}
+
+export function createMessagesModule(core: Core, deps: MessagesModuleDeps) {
+  const { db } = core;
+  const messages = createMessagesService({
+    db,
+    files: core.files,
+    messagesStore: createMessagesStore,
+    ingestStore: createIngestStore(preparedQuery(db), core.jobs.notifyPayload),
+    // Half the pool: batches of other requests and the workers keep connections.
+    ingestConcurrency: Math.max(1, Math.floor(statementSlots(db) / 2)),
+    chatsStore: createChatsStore,
+    channelsStore: core.channelsStoreOf,
+    clock: core.clock,
+    agent: deps.agent,
+    customerDelivery: deps.customerDelivery,
+    eventsCommitted: deps.eventsCommitted,
+  });
+  const feedback = createFeedbackService({
+    db,
+    messagesStore: createMessagesStore,
+    chatsStore: createChatsStore,
+    channelsStore: core.channelsStoreOf,
+    knowledge: deps.knowledge.serviceOf,
+  });
+  return {
+    messages,
+    publicRoutes: (api) => registerMessageRoutes(api, messages, feedback, createUploadReader(core.files.storage)),
+    consoleRoutes: (api) => registerInboxRoutes(api, { chats: deps.chats, messages, tags: deps.tags, feedback }),
+    async register(app) {
+      await app.register(filesPlugin, { storage: core.files.storage });
+    },
+  } satisfies FeatureModule & Record<string, unknown>;
+}
