@@ -24,7 +24,7 @@ import { createWebhooksModule } from './webhooks/module.ts';
 export type { AppDeps } from './core.ts';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = createHttpServer(deps.logger);
+  const app = createHttpServer(deps.logger, { trustProxy: deps.trustProxy });
   const core = await createCore(app, deps);
   const { config } = deps;
 

@@ -31,6 +31,8 @@ export interface Config {
   countStatementsFile: string | undefined;
   /** KB_ENCODER: the built-in sentence encoder of knowledge-base retrieval (on by default; `off`: words only). */
   knowledgeEncoder: boolean;
+  /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` gives the client address (unset: the TCP peer). */
+  trustProxy: string[] | undefined;
 }
 
 export interface CrmApis {
@@ -144,6 +146,27 @@ function host(env: Env, name: string, fallback: string): string {
   throw new ConfigError(name, `must be an IP address or a host name (got "${raw}")`);
 }
 
+/** Names of address ranges proxy-addr knows (Fastify's trustProxy): loopback, link-local and private addresses. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Comma-separated IP addresses, CIDRs (`10.0.0.0/8`) or range names; a typo would trust nobody or everybody, so it stops the start. */
+function proxies(env: Env, name: string): string[] | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const maxBits = isIP(address) === 4 ? 32 : 128;
+    const valid =
+      PROXY_RANGE_NAMES.includes(entry) ||
+      (isIP(address) !== 0 && extra === undefined && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits)));
+    if (!valid) {
+      throw new ConfigError(name, `must list IP addresses or CIDRs (or ${PROXY_RANGE_NAMES.join(', ')}) separated by commas (got "${entry}")`);
+    }
+  }
+  return entries;
+}
+
 function optionalPath(env: Env, name: string, cwd: string): string | undefined {
   const raw = text(env, name);
   return raw === undefined ? undefined : path.resolve(cwd, raw);
@@ -183,5 +206,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     },
     countStatementsFile: optionalPath(env, 'PARLEY_COUNT_STATEMENTS', cwd),
     knowledgeEncoder: onOff(env, 'KB_ENCODER', true),
+    trustProxy: proxies(env, 'TRUST_PROXY'),
   };
 }

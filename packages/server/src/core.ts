@@ -52,6 +52,8 @@ export interface AppDeps {
   loginAttemptsPerIp?: number;
   /** The built web account (default packages/web/dist). */
   webDistDir?: string;
+  /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` gives the client address. */
+  trustProxy?: string[] | undefined;
 }
 
 /** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */

@@ -94,6 +94,7 @@ async function main(): Promise<void> {
     logger,
     ownsDatabase: database.kind === 'pglite',
     listen: database.listen,
+    trustProxy: config.trustProxy,
   });
 
   let stopping = false;

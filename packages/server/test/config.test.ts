@@ -23,6 +23,7 @@ test('defaults', () => {
     crmApis: { hubspot: 'https://api.hubapi.com', pipedrive: undefined },
     countStatementsFile: undefined,
     knowledgeEncoder: true,
+    trustProxy: undefined,
   });
 });
 
@@ -48,9 +49,11 @@ test('every variable is read', () => {
       PIPEDRIVE_API_URL: 'https://pipedrive.example.com',
       PARLEY_COUNT_STATEMENTS: 'bench/statements.json',
       KB_ENCODER: 'off',
+      TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback',
     },
     '/',
   );
+  assert.deepEqual(config.trustProxy, ['10.0.0.5', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
   assert.deepEqual(config.messengerApis, {
     telegram: 'http://127.0.0.1:8081',
     meta: 'https://graph.example.com',
@@ -86,6 +89,9 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ ADMIN_TOKEN: 'short-secret' }, 'Invalid configuration: ADMIN_TOKEN must be at least 32 characters long'],
     [{ JWT_SECRET: 'short-secret' }, 'Invalid configuration: JWT_SECRET must be at least 32 characters long'],
     [{ SECRETS_KEY: 'short-key' }, 'Invalid configuration: SECRETS_KEY must be at least 32 characters long'],
+    [{ TRUST_PROXY: '10.0.0.1,proxy.local' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "proxy.local")'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "10.0.0.0/33")'],
+    [{ TRUST_PROXY: 'true' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "true")'],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => {

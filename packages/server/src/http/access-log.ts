@@ -11,7 +11,7 @@ export class AccessLog extends LogController {
       return;
     }
     reply.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, url: request.url, ip: request.ip, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
   }

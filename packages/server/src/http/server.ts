@@ -12,7 +12,8 @@ const REQUEST_ID_PREFIX = randomBytes(6).toString('hex');
 let requestCounter = 0;
 const nextRequestId = (): string => `${REQUEST_ID_PREFIX}-${(requestCounter += 1).toString(36)}`;
 
-export function createHttpServer(logger: FastifyBaseLogger): FastifyInstance {
+/** `trustProxy`: TRUST_PROXY, the reverse proxies whose `X-Forwarded-For` gives `request.ip` (none: the TCP peer). */
+export function createHttpServer(logger: FastifyBaseLogger, options: { trustProxy?: string[] | undefined } = {}): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     // A caller's request id is reused when it is sane, so logs can be matched across systems.
@@ -24,6 +25,8 @@ export function createHttpServer(logger: FastifyBaseLogger): FastifyInstance {
     schemaErrorFormatter,
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
+    // Rate limits, login throttles and the access log all key on request.ip.
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
   });
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandler(app);

@@ -72,6 +72,8 @@ export interface TestAppOptions {
   logLevel?: LogLevel;
   /** Console login attempts per address per minute; high by default, since every test logs in from 127.0.0.1. */
   loginAttemptsPerIp?: number;
+  /** TRUST_PROXY: reverse proxies whose X-Forwarded-For gives the client address. */
+  trustProxy?: string[];
   /** Messenger API base URLs (the local fakes of support/fake-*.ts); unset: the real services' defaults. */
   messengerApis?: { telegram: string; meta: string; viber: string };
   /** CRM API base URLs (the local fakes of support/fake-hubspot.ts, fake-pipedrive.ts). */
@@ -131,6 +133,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.deliveryPollMs !== undefined ? { deliveryPollMs: options.deliveryPollMs } : {}),
     listen: database.listen,
     loginAttemptsPerIp: options.loginAttemptsPerIp ?? 100_000,
+    trustProxy: options.trustProxy,
   });
   await app.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
