@@ -66,6 +66,26 @@ describe('sign in', () => {
     });
   });
 
+  test('the first load and a sign-in leave no error in the console and no failed request', async (ctx) => {
+    const user = await t.createConsoleUser();
+    const { page } = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+    });
+    page.on('requestfailed', (request) => problems.push(`failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`));
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await signIn(page, user.email);
+      await page.getByRole('heading', { name: 'Overview', exact: true }).waitFor({ timeout: WAIT });
+      await page.getByRole('img', { name: 'Conversations per day', exact: true }).waitFor({ timeout: WAIT });
+      assert.deepEqual(problems, []);
+    });
+  });
+
   test('Russian: picked from the browser and switchable; the accessible names stay English', async (ctx) => {
     const user = await t.createConsoleUser();
     const { page } = await browser.newPage({ locale: 'ru-RU' });
