@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserSkipNotice } from '../packages/server/test/support/chromium.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -66,4 +67,7 @@ const result = spawnSync(
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
   { stdio: 'inherit', env },
 );
+// The browser tests skip themselves without Chromium (outside CI); say so once, after the report.
+const skipped = browserSkipNotice(files);
+if (skipped) console.log(`\n${skipped}`);
 process.exit(result.status ?? 1);

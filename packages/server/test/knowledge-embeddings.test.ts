@@ -11,7 +11,7 @@ import { createEmbeddingsClient, EmbeddingsError } from '../src/knowledge/embedd
 import { createUrlGuard } from '../src/webhooks/url-guard.ts';
 import { eventually } from './support/events.ts';
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.ts';
-import { launchBrowser, signIn, withScreenshotOnFailure } from './support/browser.ts';
+import { browserTests, launchBrowser, signIn, withScreenshotOnFailure } from './support/browser.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 
 const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
@@ -285,7 +285,7 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
     }
   });
 
-  test('the web account sets and removes the provider on the base page (the key never shown)', async (ctx) => {
+  test('the web account sets and removes the provider on the base page (the key never shown)', browserTests, async (ctx) => {
     const user = await t.createConsoleUser();
     const base = await t.console<KnowledgeBase>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Web FAQ' } });
     const browser = await launchBrowser();

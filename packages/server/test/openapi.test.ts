@@ -201,16 +201,17 @@ test('415 is documented on every operation that reads a body, with the surface e
   );
 });
 
-test('console: login needs no token, every operation declares UserLang', async () => {
+test('console: login and the session state need no token, every operation declares UserLang', async () => {
   const body = await documentOf('/console/v1/openapi.json');
   assert.deepEqual(body.security, [{ bearer: [] }]);
   for (const { name, op } of operations(body.paths)) {
-    assert.equal(op.security === undefined, name !== 'POST /auth/login', name);
+    assert.equal(op.security === undefined, !['POST /auth/login', 'GET /auth/session/state'].includes(name), name);
     const lang = op.parameters.find((p) => p.name === 'UserLang');
     assert.equal(lang?.in, 'header', name);
     assert.equal(lang?.required, false, name);
   }
   assert.deepEqual(body.paths['/auth/login']?.post?.security, []);
+  assert.deepEqual(body.paths['/auth/session/state']?.get?.security, []);
 });
 
 test('operator: the create-key body is optional, as the server takes none', async () => {

@@ -59,6 +59,29 @@ describe('web session', () => {
     assert.equal((await t.request('GET', '/console/v1/auth/session', { headers: { cookie: 'parley_session=forged' } })).status, 401);
   });
 
+  test('GET /auth/session/state answers 200 whether signed in or not (the first load logs no failed request)', async () => {
+    const path = '/console/v1/auth/session/state';
+    const states = [
+      await t.request('GET', path),
+      await t.request('GET', path, { headers: { cookie: 'parley_session=forged' } }),
+      await t.request('GET', path, { headers: { authorization: 'Bearer forged' } }),
+      await t.request('GET', path, { headers: { cookie: await sessionCookie() } }),
+      await t.request('GET', path, { headers: { authorization: `Bearer ${user.token}` } }),
+    ];
+    assert.deepEqual(
+      states.map((res) => [res.status, res.body]),
+      [
+        [200, { signedIn: false }],
+        [200, { signedIn: false }],
+        [200, { signedIn: false }],
+        [200, { signedIn: true, email: user.email }],
+        [200, { signedIn: true, email: user.email }],
+      ],
+    );
+    // The contract of GET /auth/session is unchanged: 401 without a session.
+    assert.equal((await t.request('GET', '/console/v1/auth/session')).status, 401);
+  });
+
   test('a state change by cookie needs X-Requested-With: parley (CSRF); the bearer header does not', async () => {
     const cookie = await sessionCookie();
     const body = { name: 'Via cookie' };

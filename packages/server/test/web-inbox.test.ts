@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { mp3WithId3, pdf, png } from './fixtures/files/samples.ts';
-import { launchBrowser, signIn, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
+import { browserTests, launchBrowser, signIn, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { eventually } from './support/events.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
@@ -25,28 +25,6 @@ let receiver: Receiver;
 let user: Awaited<ReturnType<TestApp['createConsoleUser']>>;
 let channelId: string;
 let knowledgeBaseId: string;
-
-before(async () => {
-  t = await startTestApp({ webhookAllowPrivateNetworks: true });
-  browser = await launchBrowser();
-  receiver = await startReceiver();
-  user = await t.createConsoleUser();
-  const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ', language: 'en' } });
-  knowledgeBaseId = base.body.id;
-  await t.console(user.token, 'POST', `/knowledge-bases/${knowledgeBaseId}/entries`, {
-    body: { question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' },
-  });
-  const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
-    body: { name: 'Support', webhookUrl: `${receiver.url}/hook`, knowledgeBaseId },
-  });
-  assert.equal(channel.status, 201, channel.text);
-  channelId = channel.body.id;
-});
-after(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await t?.close();
-});
 
 async function customerSays(externalChatId: string, text: string, senderName = 'Alice Customer'): Promise<void> {
   const res = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
@@ -82,7 +60,29 @@ async function openChat(page: Page, dialogName: string): Promise<void> {
   await page.getByRole('log').waitFor({ timeout: WAIT });
 }
 
-describe('Inbox', () => {
+describe('Inbox', browserTests, () => {
+  before(async () => {
+    t = await startTestApp({ webhookAllowPrivateNetworks: true });
+    browser = await launchBrowser();
+    receiver = await startReceiver();
+    user = await t.createConsoleUser();
+    const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ', language: 'en' } });
+    knowledgeBaseId = base.body.id;
+    await t.console(user.token, 'POST', `/knowledge-bases/${knowledgeBaseId}/entries`, {
+      body: { question: 'What are your opening hours?', answer: 'We are open 9 to 5, Monday to Friday.' },
+    });
+    const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
+      body: { name: 'Support', webhookUrl: `${receiver.url}/hook`, knowledgeBaseId },
+    });
+    assert.equal(channel.status, 201, channel.text);
+    channelId = channel.body.id;
+  });
+  after(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
   test('a customer message appears live; a reply reaches the webhook as new_messages with role assistant', async (ctx) => {
     const { page } = await browser.newPage();
     await withScreenshotOnFailure(ctx, page, async () => {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { queryRows } from '../src/db/client.ts';
-import { launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
+import { browserTests, launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { eventsOf, eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
@@ -56,21 +56,6 @@ let browser: TestBrowser;
 let site: HostSite;
 let elsewhere: HostSite;
 
-before(async () => {
-  t = await startTestApp({ webhookAllowPrivateNetworks: true, realPublicUrl: true });
-  receiver = await startReceiver();
-  site = await startHostSite();
-  elsewhere = await startHostSite();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-  await elsewhere?.close();
-  await receiver?.close();
-  await t?.close();
-});
-
 async function setUpChannel(widget: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   const user = await t.createConsoleUser();
   const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ' } });
@@ -109,7 +94,22 @@ async function widgetChats(key: string) {
   return res.body.chats;
 }
 
-describe('chat widget in a browser', () => {
+describe('chat widget in a browser', browserTests, () => {
+  before(async () => {
+    t = await startTestApp({ webhookAllowPrivateNetworks: true, realPublicUrl: true });
+    receiver = await startReceiver();
+    site = await startHostSite();
+    elsewhere = await startHostSite();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+    await elsewhere?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
   test('the snippet on a site: the agent answers, the team replies live, the history survives a reload and a dropped connection', async (tc) => {
     const { user, channelId, snippet } = await setUpChannel();
     assert.equal(snippet, `<script src="${t.url}/widget.js" data-channel="${channelId}" async></script>`);

@@ -1,7 +1,7 @@
 // The web account: sign in, then Overview, Inbox, Channels, Knowledge bases, Deliveries, CRM.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { Session } from '@parley/contracts';
+import type { Session, SessionState } from '@parley/contracts';
 import { api, setUnauthorizedHandler } from './api.ts';
 import { t, useLang } from './i18n.ts';
 import { navigate, usePath } from './router.ts';
@@ -53,7 +53,11 @@ function App() {
 
   useEffect(() => {
     setUnauthorizedHandler(() => setSession(null));
-    api<Session>('GET', '/auth/session').then(setSession, () => setSession(null));
+    // Always 200 (signedIn false when not), so a visitor who is not signed in sees no failed request.
+    api<SessionState>('GET', '/auth/session/state').then(
+      (state) => setSession(state.signedIn ? { email: state.email } : null),
+      () => setSession(null),
+    );
   }, []);
 
   if (session === undefined) return <p class="loading">{t('Loading')}…</p>;

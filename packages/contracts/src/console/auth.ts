@@ -7,6 +7,9 @@ import { object } from '../schema.ts';
 /** The member behind a web-account session. */
 export const Session = object({ email: Type.String() });
 export type Session = Static<typeof Session>;
+/** Whether a web-account session (or bearer token) is signed in, and as whom. */
+export const SessionState = Type.Union([object({ signedIn: Type.Literal(false) }), object({ signedIn: Type.Literal(true), email: Type.String() })]);
+export type SessionState = Static<typeof SessionState>;
 
 export const authRoutes = {
   login: route({
@@ -49,6 +52,18 @@ export const authRoutes = {
     summary: 'Who is logged in (cookie or bearer token)',
     tags: ['Auth'],
     schema: { response: { 200: Session, 401: ErrorBody } },
+  }),
+  getSessionState: route({
+    method: 'GET',
+    url: '/auth/session/state',
+    operationId: 'getSessionState',
+    summary: 'Whether anyone is logged in (cookie or bearer token): always 200, `signedIn: false` without a valid credential',
+    description:
+      'The web account asks this on its first load, so a visitor who is not signed in causes no failed request; ' +
+      '`GET /auth/session` answers 401 instead.',
+    tags: ['Auth'],
+    anonymous: true,
+    schema: { response: { 200: SessionState } },
   }),
   deleteSession: route({
     method: 'DELETE',

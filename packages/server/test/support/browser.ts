@@ -2,10 +2,18 @@
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { TestContext } from 'node:test';
+import type { TestContext, TestOptions } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { browserSkipReason, chromiumFound, chromiumPath, isCi } from './chromium.mjs';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_PATH = chromiumPath();
+
+/**
+ * Options for the suite (or test) that holds a file's browser tests and their hooks: skipped with a line saying
+ * how to enable them when there is no Chromium, except under CI, where they run and fail.
+ */
+export const browserTests: TestOptions = { skip: browserSkipReason() ?? false };
+
 /** Failed tests leave a screenshot here (CI prints the folder). */
 export const SCREENSHOT_DIR = path.resolve(process.env.PARLEY_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'parley-screenshots'));
 
@@ -25,6 +33,10 @@ export async function signIn(page: Page, startUrl: string, email: string, passwo
 }
 
 export async function launchBrowser(): Promise<TestBrowser> {
+  if (!chromiumFound()) {
+    const why = isCi() ? 'CI is set, so the browser tests must run' : 'the browser tests should have been skipped (browserTests)';
+    throw new Error(`no Chromium at ${CHROMIUM_PATH} (${why}): install Debian's chromium or set CHROMIUM_PATH`);
+  }
   // playwright-core gives every launch a fresh profile folder of its own (a --user-data-dir flag is refused).
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -5,7 +5,7 @@
 import { authRoutes } from '@parley/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleAccount, ConsoleAuth } from '../../accounts/console-auth.ts';
-import { Errors } from '../../errors.ts';
+import { DomainError, Errors } from '../../errors.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
 import { afterRateLimit, ratePolicy, registerRateLimit, type RateCounters } from '../rate-limit.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
@@ -72,6 +72,16 @@ function authenticate(auth: ConsoleAuth, request: FastifyRequest): ConsoleAccoun
   return account;
 }
 
+/** The account behind the request's credential, or undefined when it has none that verifies (no 401). */
+function signedInAccount(auth: ConsoleAuth, request: FastifyRequest): ConsoleAccount | undefined {
+  try {
+    return authenticate(auth, request);
+  } catch (error) {
+    if (error instanceof DomainError && error.status === 401) return undefined;
+    throw error;
+  }
+}
+
 /** The rate-limit bucket: a credential that verifies has its own, anything else shares its address's. */
 function bucketOf(auth: ConsoleAuth, request: FastifyRequest): string {
   const { authorization } = request.headers;
@@ -111,6 +121,13 @@ export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, op
       const session = await auth.startSession(request.body, request.ip);
       setSessionCookie(request, reply, session.token, session.maxAgeSeconds);
       return { email: session.email };
+    },
+  });
+  app.route({
+    ...routeOptions(authRoutes.getSessionState),
+    handler: (request) => {
+      const account = signedInAccount(auth, request);
+      return account ? { signedIn: true as const, email: account.email } : { signedIn: false as const };
     },
   });
   app.route({
