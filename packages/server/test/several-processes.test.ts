@@ -227,6 +227,49 @@ describe('job leases on one database', () => {
     }
   });
 
+  test("a crashed holder's job is claimed when its lease ends, not at the other process's next poll", async () => {
+    const leaseMs = 1_000;
+    const holder = freezable(t.database.db);
+    let claimed: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      claimed = resolve;
+    });
+    const others = { 'chat.setTaskStatus': async () => {}, 'messenger.send': async () => {}, 'crm.sync': async () => {}, 'knowledge.embed': async () => {} };
+    const dead = createJobQueue({
+      db: holder.db,
+      logger,
+      leaseMs,
+      handlers: {
+        ...others,
+        'agent.reply': () => {
+          claimed();
+          return new Promise(() => {}); // never ends: its process is about to die
+        },
+      },
+    });
+    const ranAt: number[] = [];
+    // No poll comes during the test: only a wake at the lease's end can start the job.
+    const other = createJobQueue({ db: t.database.db, logger, pollMs: 600_000, leaseMs, handlers: { ...others, 'agent.reply': async () => void ranAt.push(Date.now()) } });
+    const chatId = newId();
+    await dead.enqueue(t.database.db, 'agent.reply', { accountId: newId(), chatId });
+    dead.start();
+    await running;
+    holder.freeze();
+    const diedAt = Date.now();
+    other.start();
+    try {
+      // The lease runs out at most 1 s after the crash; another second is room for a loaded machine.
+      const [takenAt] = await eventually(async () => ranAt.length > 0 && ranAt, 10_000);
+      assert.ok(takenAt !== undefined && takenAt - diedAt <= leaseMs + 1_000, `taken ${(takenAt ?? 0) - diedAt} ms after the crash`);
+      assert.ok(takenAt - diedAt >= leaseMs / 2, 'not taken while its lease still ran');
+      assert.equal(ranAt.length, 1);
+    } finally {
+      await other.stop();
+      // A job left behind (this test failed) must not run in the next one.
+      await t.database.db.execute(sql`delete from jobs where payload->>'chatId' = ${chatId}`);
+    }
+  });
+
   test('a job running for several leases is renewed by its heartbeat and never taken twice', async () => {
     const runs: string[] = [];
     let started = 0;

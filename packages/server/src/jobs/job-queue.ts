@@ -2,10 +2,11 @@
 // FOR UPDATE SKIP LOCKED (several worker processes never run one job twice at once), retried with backoff.
 // Claims are woken by committed jobs, never polled for: the enqueuing process wakes after its commit, the others
 // through the NOTIFY (`parley_jobs`) sent by the enqueuing statement itself (delivered at commit, never for a
-// rollback). A slow poll stays as the safety net (a lost LISTEN connection, a crashed holder's lease running out),
-// with timers for retries due later. After a job ends, the worker claims again only when more are known to wait.
+// rollback). A slow poll stays as the safety net (a lost LISTEN connection), with timers for retries due later.
+// After a job ends, the worker claims again only when more are known to wait.
 // A claimed job is leased for a short time that a heartbeat renews while it runs: a crashed holder's job is taken
-// by another process within seconds, and a slow job (a model call) is never taken twice. Each claim's lease has a
+// by another process when its lease runs out (a timer at the earliest lease held elsewhere, looked up at each poll),
+// and a slow job (a model call) is never taken twice. Each claim's lease has a
 // token: a holder whose lease ran out (a stalled process, the database away longer than the lease) and whose job
 // another worker took over can no longer end, retry or renew that job: only the current holder's statements match.
 // A job may have a key: at most one job per key exists, and enqueueing a key whose job is running makes that
@@ -75,10 +76,13 @@ export interface JobQueueOptions {
 /** NOTIFY channel of committed jobs, payload the enqueuing queue's id: the workers of every process LISTEN on it. */
 export const JOBS_CHANNEL = 'parley_jobs';
 
-/** The safety-net poll: claims are woken by committed jobs, so this only catches what a lost NOTIFY missed. */
+/**
+ * The safety-net poll: claims are woken by committed jobs, so this only catches what a lost NOTIFY missed. It also
+ * looks up the earliest lease held elsewhere; being shorter than a lease, it sees a dead holder's last lease in time.
+ */
 export const JOB_POLL_MS = 5_000;
 
-/** The lease of a running job: a crashed holder's job is taken over after at most this long (plus a poll). */
+/** The lease of a running job: a crashed holder's job is taken over when it runs out, at most this long after the crash. */
 export const JOB_LEASE_MS = 10_000;
 
 const LOST = 'job taken over by another worker after its lease ran out: it may have run twice';
@@ -102,6 +106,8 @@ export function createJobQueue(options: JobQueueOptions) {
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  /** Wakes this queue when the earliest lease of a job running elsewhere runs out (one timer, replaced). */
+  let leaseEnd: NodeJS.Timeout | undefined;
   let renewing = false;
   /** Jobs running in this process, by id, with their lease tokens: their leases are renewed until they end. */
   const held = new Map<string, string>();
@@ -142,6 +148,36 @@ export function createJobQueue(options: JobQueueOptions) {
       logger.warn({ err: error }, 'renewing job leases failed');
     } finally {
       renewing = false;
+    }
+  }
+
+  /**
+   * Arms `leaseEnd` at the earliest lease of a job not running here: if its holder died, the job is claimed the moment
+   * its lease runs out rather than at the next poll. Looked up at every poll and start, and again when the timer
+   * fires (the next lease may end before the next poll).
+   */
+  async function watchLeases(): Promise<void> {
+    try {
+      // The earliest leases, one more than this worker can hold: jobs it claimed meanwhile are told apart below.
+      const leases = await queryRows<{ id: string; ms: number }>(
+        db,
+        sql`SELECT id, (extract(epoch FROM locked_until - now()) * 1000)::float8 AS ms FROM ${jobs}
+            WHERE locked_until > now() ORDER BY locked_until LIMIT ${concurrency + 1}`,
+      );
+      if (!running) return;
+      clearTimeout(leaseEnd);
+      leaseEnd = undefined;
+      const next = leases.find((lease) => !held.has(lease.id));
+      if (!next) return;
+      // A few ms late, so the lease has surely ended for the claim's `locked_until < now()`.
+      leaseEnd = setTimeout(() => {
+        leaseEnd = undefined;
+        wake();
+        void watchLeases();
+      }, next.ms + 5);
+      leaseEnd.unref();
+    } catch (error) {
+      logger.warn({ err: error }, 'reading when the next lease ends failed');
     }
   }
 
@@ -284,11 +320,15 @@ export function createJobQueue(options: JobQueueOptions) {
     },
     start(): void {
       running = true;
-      timer = setInterval(wake, pollMs);
+      timer = setInterval(() => {
+        wake();
+        void watchLeases();
+      }, pollMs);
       timer.unref();
       heartbeat = setInterval(() => void renewLeases(), heartbeatMs);
       heartbeat.unref();
       wake();
+      void watchLeases();
       // Jobs put off to later (retries) by an earlier run of this process: their timers were lost with it.
       queryRows<{ ms: number | null }>(
         db,
@@ -303,6 +343,7 @@ export function createJobQueue(options: JobQueueOptions) {
     async stop(): Promise<void> {
       running = false;
       if (timer) clearInterval(timer);
+      clearTimeout(leaseEnd);
       clearWakeTimers();
       await loop;
       // Jobs finishing keep their leases until they end.
