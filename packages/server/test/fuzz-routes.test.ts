@@ -1,6 +1,8 @@
 // Every documented route, table-driven: NUL bytes, lone surrogates, invalid UTF-8, over-long values, malformed
-// JSON and multipart, in every parameter and body field the OpenAPI documents name. Nothing may answer 5xx.
+// JSON and multipart, in every parameter and body field the OpenAPI documents name. Nothing may answer 5xx, and a
+// JSON body nested past the call stack's depth is the 400 naming the depth limit on every route that takes one.
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { after, before, test } from 'node:test';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/harness.ts';
 
@@ -32,6 +34,15 @@ const LONG = 'x'.repeat(70_000);
 const BAD_QUERY = ['a%00b', '%ED%A0%80', '%FF%FE', encodeURIComponent(LONG.slice(0, 20_000))];
 /** JSON bodies as text, so lone surrogates arrive as the escapes a client would send. */
 const BAD_JSON_VALUES = ['"a\\u0000b"', '"\\ud800"', '"\\udfff x"', JSON.stringify(LONG)];
+/** Deeper than any call stack: 50,000 nested objects, 100,000 nested arrays. */
+const DEEP_JSON = {
+  objects: `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
+  arrays: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+};
+const TOO_DEEP = 'Body nested deeper than 64 levels';
+/** The 400 of a body nested too deep, in each surface's error shape (the demo catalog has its own). */
+const tooDeepBody = (path: string) =>
+  path.startsWith('/demo/') ? { code: 'bad_request', message: TOO_DEEP, status: 400 } : { message: [TOO_DEEP], statusCode: 400 };
 
 let t: TestApp;
 let headersFor: (path: string) => Record<string, string>;
@@ -86,7 +97,8 @@ function pathWith(template: string, value: (name: string) => string): string {
 test('no documented route answers 5xx to hostile input', async () => {
   const failures: string[] = [];
   let sent = 0;
-  const send = async (label: string, method: string, path: string, body?: string, contentType = 'application/json') => {
+  /** `expected`: the exact answer due; otherwise anything but a 5xx. */
+  const send = async (label: string, method: string, path: string, body?: string, contentType = 'application/json', expected?: unknown) => {
     sent += 1;
     const headers: Record<string, string> = { ...headersFor(path) };
     if (body !== undefined) headers['content-type'] = contentType;
@@ -94,12 +106,16 @@ test('no documented route answers 5xx to hostile input', async () => {
       const res = await fetch(`${t.url}${path}`, { method: method.toUpperCase(), headers, body });
       const text = await res.text();
       if (res.status >= 500) failures.push(`${res.status} ${method.toUpperCase()} ${path.slice(0, 120)} [${label}]: ${text.slice(0, 200)}`);
+      else if (expected !== undefined && (res.status !== 400 || !isDeepStrictEqual(JSON.parse(text), expected))) {
+        failures.push(`${res.status} ${method.toUpperCase()} ${path.slice(0, 120)} [${label}]: ${text.slice(0, 200)}`);
+      }
     } catch (error) {
       failures.push(`network error ${method.toUpperCase()} ${path.slice(0, 120)} [${label}]: ${(error as Error).message}`);
     }
   };
 
   let documents = 0;
+  const deepRoutes = new Set<string>();
   for (const url of DOCUMENTS) {
     const res = await fetch(`${t.url}${url}`);
     if (res.status === 404) continue; // a surface this build does not have
@@ -138,6 +154,14 @@ test('no documented route answers 5xx to hostile input', async () => {
           await send('body key NUL', method, good, '{"a\\u0000b":1}');
           await send('body broken', method, good, '{"a":');
           await send('body not an object', method, good, '"\\ud800"');
+          // Nested past the call stack: as the whole body, and as the value of a field of an otherwise valid one.
+          for (const [shape, deep] of Object.entries(DEEP_JSON)) {
+            deepRoutes.add(`${method} ${full}`);
+            await send(`body deep ${shape}`, method, good, deep, 'application/json', tooDeepBody(full));
+            const field = fields[0] ?? 'x';
+            const others = JSON.stringify({ ...valid, [field]: undefined }).slice(1, -1);
+            await send(`body ${field} deep ${shape}`, method, good, `{${others}${others ? ',' : ''}"${field}":${deep}}`, 'application/json', tooDeepBody(full));
+          }
         }
         const form = operation.requestBody?.content?.['multipart/form-data'];
         if (form) {
@@ -150,6 +174,7 @@ test('no documented route answers 5xx to hostile input', async () => {
   }
   assert.ok(documents >= 4, 'the documents were read');
   assert.ok(sent > 300, `only ${sent} requests were made`);
+  assert.ok(deepRoutes.size >= 38, `deep bodies went to ${deepRoutes.size} routes only`);
   assert.deepEqual(failures, []);
   // Refused by validation, not by the database's safety net (error-handler.ts logs when that one catches).
   assert.deepEqual(t.logs.filter((line) => line.includes('unstorable text reached the database')).slice(0, 3), []);

@@ -72,6 +72,68 @@ test('a lone surrogate is a 400; a well-formed pair is stored', async () => {
   assert.equal(pair.body.settings.greeting, '😀');
 });
 
+test('a body nested deeper than 64 levels is a 400 naming the limit on the public, console and widget APIs', async () => {
+  const site = 'https://shop.example';
+  const widget = await t.console<{ id: string }>(token, 'POST', '/channel/widget/connect/', { body: { name: 'Deep', widget: { allowedOrigins: [site] } } });
+  assert.equal(widget.status, 201, widget.text);
+  const routes: { surface: string; method: string; path: string; headers: Record<string, string>; body: (value: string) => string; status: number }[] = [
+    {
+      surface: 'public',
+      method: 'POST',
+      path: SEND,
+      headers: { authorization: key },
+      body: (text: string) => `{"channel":"custom","channelId":"${channelId}","externalChatId":"deep","role":"user","text":${text}}`,
+      status: 201,
+    },
+    {
+      surface: 'console',
+      method: 'PUT',
+      path: `/console/v1/channel/custom/${channelId}/`,
+      headers: { authorization: `Bearer ${token}` },
+      body: (name: string) => `{"name":${name}}`,
+      status: 200,
+    },
+    {
+      surface: 'widget',
+      method: 'POST',
+      path: '/widget/v1/session',
+      headers: {},
+      body: (origin: string) => `{"channelId":"${widget.body.id}","origin":${origin}}`,
+      status: 200,
+    },
+  ];
+  /** `levels` nested objects or arrays around a string: the body around it adds one level. */
+  const objects = (levels: number) => `${'{"a":'.repeat(levels)}"x"${'}'.repeat(levels)}`;
+  const arrays = (levels: number) => `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
+  const TOO_DEEP = { message: ['Body nested deeper than 64 levels'], statusCode: 400 };
+  for (const route of routes) {
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      raw(route.method, route.path, { ...route.headers, 'content-type': 'application/json', ...headers }, body);
+    const label = (shape: string) => `${route.surface} ${shape}`;
+    const deep = { '50,000 objects': objects(50_000), '100,000 arrays': arrays(100_000) };
+    for (const [shape, value] of Object.entries(deep)) {
+      for (const [where, body] of [['as the body', value], ['in a field', route.body(value)]]) {
+        const res = await send(body ?? '');
+        assert.equal(res.status, 400, `${label(shape)} ${where}: ${res.text}`);
+        assert.deepEqual(res.body, TOO_DEEP, label(shape));
+      }
+    }
+    // The limit itself: 64 levels reach the schema (a string is due), 65 do not.
+    for (const nest of [objects, arrays]) {
+      const atLimit = await send(route.body(nest(63)));
+      assert.equal(atLimit.status, 400, label('64 levels'));
+      assert.notDeepEqual(atLimit.body, TOO_DEEP, label('64 levels'));
+      assert.deepEqual((await send(route.body(nest(64)))).body, TOO_DEEP, label('65 levels'));
+    }
+    // A body of ordinary depth still works.
+    const ok = await send(route.body(JSON.stringify(route.surface === 'widget' ? site : 'ordinary')));
+    assert.equal(ok.status, route.status, `${route.surface}: ${ok.text}`);
+  }
+  const russian = await raw('PUT', `/console/v1/channel/custom/${channelId}/`, { authorization: `Bearer ${token}`, 'content-type': 'application/json', userlang: 'ru' }, arrays(100));
+  assert.deepEqual(russian.body, { message: ['Тело запроса вложено глубже 64 уровней'], statusCode: 400 });
+  assert.ok(!t.logs.some((line) => line.includes('Maximum call stack size exceeded')), 'no stack overflowed');
+});
+
 const multipartFields = (boundary: string, eol = '\r\n') =>
   [
     ['channel', 'custom'],

@@ -1,5 +1,6 @@
 // A messenger's inbound webhook (DESIGN.md, Messenger connectors → inbound, verification): the channel is found by
-// id, the request verified with its credentials (nothing is read or stored before that), each customer message's
+// id, the request verified with its credentials (nothing is read or stored before that), text PostgreSQL cannot
+// hold replaced by U+FFFD (an update answered with an error comes back forever), each customer message's
 // media downloaded into the file storage, and the message stored through the same path as every customer message
 // (messages-service.ts). The agent's reply and the webhook deliveries are jobs that run after the commit, so the
 // messenger gets its 200 as soon as the messages are stored.
@@ -10,6 +11,7 @@ import { Errors } from '../errors.ts';
 import { detectMessengerFile, safeFileName } from '../files/file-kinds.ts';
 import { fileUrl } from '../files/file-storage.ts';
 import type { Clock } from '../lib/clock.ts';
+import { storableJson } from '../lib/storable-text.ts';
 import type { AttachmentStore, MessagesService } from '../messages/messages-service.ts';
 import type { ChannelRow, ChannelsStore } from './channels-store.ts';
 import { MessengerError, type Connector, type InboundMessage, type InboundRequest, type MediaRef } from './connectors/connector.ts';
@@ -91,12 +93,15 @@ export function createMessengerInbound({ channels, connectors, messages, files, 
       const connector = connectors[kind];
       if (!connector.verify(channel.credentials, request)) throw Errors.messengerUnverified();
       const raw = request.rawBody.toString('utf8');
-      let body: unknown;
+      let parsed: unknown;
       try {
-        body = JSON.parse(raw);
+        parsed = JSON.parse(raw);
       } catch {
         throw Errors.messengerBadBody();
       }
+      // Kept, not refused: the messenger would send the update again and again on an error answer.
+      const { value: body, replaced } = storableJson(parsed);
+      if (replaced) logger.warn({ channelId: channel.id, kind }, 'messenger update had text the database cannot store; replaced by U+FFFD');
       for (const inbound of connector.parse(body, raw)) await receiveOne(channel, connector, inbound);
     },
 

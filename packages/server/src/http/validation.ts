@@ -26,32 +26,87 @@ export function unstorableText(value: string): string | undefined {
   return undefined;
 }
 
-/**
- * The first string (property names included) that the database cannot store, as an Ajv-style error: every
- * validated part of every request (query, params, headers, JSON or multipart body) is checked before its schema,
- * so NUL bytes and lone surrogates are a 400 at the door, never a database error.
- */
-export function findUnstorableText(data: unknown, instancePath = ''): ErrorObject | undefined {
-  const problem = (path: string, message: string): ErrorObject => ({
-    keyword: 'storableText',
-    instancePath: path,
-    schemaPath: '#/storableText',
-    params: {},
-    message,
-  });
-  if (typeof data === 'string') {
-    const message = unstorableText(data);
-    return message ? problem(instancePath, message) : undefined;
+/** How deep a JSON body may nest (the body itself is level 1); deeper is a 400 before anything walks it. */
+export const MAX_BODY_DEPTH = 64;
+export const TOO_DEEP_MESSAGE = `Body nested deeper than ${MAX_BODY_DEPTH} levels`;
+
+function problem(instancePath: string, message: string): ErrorObject {
+  return { keyword: 'storableText', instancePath, schemaPath: '#/storableText', params: {}, message };
+}
+
+const tooDeep: ErrorObject = {
+  keyword: 'maxDepth',
+  instancePath: '',
+  schemaPath: '#/maxDepth',
+  params: { limit: MAX_BODY_DEPTH },
+  message: TOO_DEEP_MESSAGE,
+};
+
+/** A value still to look at: the item `key` of its parent (paths are only spelled out for an error). */
+interface Pending {
+  value: unknown;
+  key: string | number | undefined;
+  parent: Pending | undefined;
+  level: number;
+}
+
+/** The JSON pointer of a value, as Ajv's `instancePath`. */
+function pathOf(item: Pending | undefined): string {
+  const segments: string[] = [];
+  for (let at = item; at?.key !== undefined; at = at.parent) segments.push(String(at.key).replaceAll('~', '~0').replaceAll('/', '~1'));
+  return segments.reverse().map((segment) => `/${segment}`).join('');
+}
+
+/** Whether JSON text nests brackets deeper than `limit`, counted without parsing (brackets in strings skipped). */
+export function jsonNestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth -= 1;
   }
-  if (typeof data !== 'object' || data === null) return undefined;
-  for (const [key, value] of Array.isArray(data) ? data.entries() : Object.entries(data)) {
-    const path = `${instancePath}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
-    if (typeof key === 'string') {
-      const message = unstorableText(key);
-      if (message) return problem(instancePath, `property names ${message}`);
+  return false;
+}
+
+/**
+ * The first string (property names included) that the database cannot store, as an Ajv-style error, or a body
+ * nested deeper than MAX_BODY_DEPTH: every validated part of every request (query, params, headers, JSON or
+ * multipart body) is checked before its schema, so NUL bytes, lone surrogates and stack-deep nesting are a 400
+ * at the door, never a database error or a stack overflow. Walked with a stack, in document order.
+ */
+export function findUnstorableText(data: unknown): ErrorObject | undefined {
+  const pending: Pending[] = [{ value: data, key: undefined, parent: undefined, level: 1 }];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    if (typeof item.key === 'string') {
+      const message = unstorableText(item.key);
+      if (message) return problem(pathOf(item.parent), `property names ${message}`);
     }
-    const found = findUnstorableText(value, path);
-    if (found) return found;
+    const { value, level } = item;
+    if (typeof value === 'string') {
+      const message = unstorableText(value);
+      if (message) return problem(pathOf(item), message);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (level > MAX_BODY_DEPTH) return tooDeep;
+    // Pushed last to first, so they are looked at in document order.
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) pending.push({ value: value[i] as unknown, key: i, parent: item, level: level + 1 });
+    } else {
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record);
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const key = keys[i] as string;
+        pending.push({ value: record[key], key, parent: item, level: level + 1 });
+      }
+    }
   }
   return undefined;
 }
@@ -100,6 +155,7 @@ const templates = {
     unknownProperty: (name: string) => `property ${name} should not exist`,
     required: (name: string) => `${name} is required`,
     enum: (path: string, values: string) => `${path} must be one of: ${values}`,
+    tooDeep: () => TOO_DEEP_MESSAGE,
   },
   ru: ruValidationTemplates,
 };
@@ -123,6 +179,8 @@ export function describeValidationErrors(
         return say.enum(path, (error.params.allowedValues as unknown[]).join(', '));
       case 'const':
         return `${path} must be ${JSON.stringify(error.params.allowedValue)}`;
+      case 'maxDepth':
+        return say.tooDeep(Number(error.params.limit));
       default:
         return `${path} ${error.message ?? 'is invalid'}`;
     }

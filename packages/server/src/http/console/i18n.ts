@@ -65,4 +65,5 @@ export const ruValidationTemplates = {
   unknownProperty: (name: string) => `свойство ${name} не допускается`,
   required: (name: string) => `${name} обязательно`,
   enum: (path: string, values: string) => `${path} должно быть одним из: ${values}`,
+  tooDeep: (limit: number) => `Тело запроса вложено глубже ${limit} уровней`,
 };

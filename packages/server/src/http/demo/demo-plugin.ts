@@ -11,7 +11,7 @@ import { DomainError } from '../../errors.ts';
 import { authenticateKey } from '../public/gateway.ts';
 import { afterRateLimit, registerRateLimit, type InvalidKeyGuard, type RateCounters } from '../rate-limit.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
-import { checkingStorableText } from '../validation.ts';
+import { checkingStorableText, jsonNestedDeeperThan, MAX_BODY_DEPTH, TOO_DEEP_MESSAGE } from '../validation.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -120,6 +120,8 @@ export const demoApi: FastifyPluginAsync<DemoOptions> = async (fastify, { authen
   // JSON only: any other body type (text/plain included) is a 415.
   fastify.removeContentTypeParser(['application/json', 'text/plain']);
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, async (_request: FastifyRequest, body: string) => {
+    // The parser recurses per level: a body nested deeper than the stack is refused before it, as elsewhere after JSON.parse.
+    if (jsonNestedDeeperThan(body, MAX_BODY_DEPTH)) throw new DomainError(400, TOO_DEEP_MESSAGE);
     try {
       return parseDemoJson(body);
     } catch (error) {
