@@ -1,6 +1,7 @@
 // Rate limit (spec, Limits): 300 requests per 10 s per API key, headers on every response, exact 429 body.
 // With REDIS_URL set the counters live in Redis (several API processes share them); otherwise in memory, and in
-// memory too while Redis is unreachable. The console and the demo catalog use the same limiter per token.
+// memory too while Redis is unreachable. The console (per account) and the demo catalog (per key) use the same
+// limiter; a credential's bucket does not depend on how it is spelt.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -105,21 +106,24 @@ test(
 );
 
 /**
- * Sends `max` requests, then one more: the last must be refused. When the window rolled over meanwhile (a loaded
- * machine), the round is tried again with a new caller.
+ * Sends `max` requests (`batch` at a time), then one more: the last must be refused. When the window may have
+ * rolled over meanwhile (a loaded machine), the round is tried again with a new caller.
  */
 async function exhaust(
   newCaller: () => Promise<(i: number) => Promise<TestResponse>>,
   max: number,
+  batch = 1,
 ): Promise<{ send: (i: number) => Promise<TestResponse>; passed: TestResponse[]; limited: TestResponse }> {
   for (let round = 0; ; round += 1) {
     const send = await newCaller();
     const started = Date.now();
     const passed: TestResponse[] = [];
-    for (let i = 0; i < max; i += 1) passed.push(await send(i));
+    for (let i = 0; i < max; i += batch) {
+      passed.push(...(await Promise.all(Array.from({ length: Math.min(batch, max - i) }, (_, j) => send(i + j)))));
+    }
     const limited = await send(max);
     const firstReset = Number(passed[0]?.headers.get('ratelimit-reset'));
-    if (limited.status === 429 || Date.now() - started >= (firstReset - 1) * 1000 || round === 2) return { send, passed, limited };
+    if (limited.status === 429 || Date.now() - started < (firstReset - 1) * 1000 || round === 2) return { send, passed, limited };
   }
 }
 
@@ -180,6 +184,84 @@ describe('console and demo: the same limit per token', () => {
     assert.equal((await small.request('GET', '/demo/v1/pets', { headers: { authorization: `Bearer ${other.key}` } })).status, 200);
   });
 });
+
+describe('one bucket per credential, whatever its spelling: the 301st request in a window is 429', () => {
+  /** RateLimit-Remaining of `responses`, highest first: one shared bucket counts from 299 down to 0. */
+  const remainingOf = (responses: TestResponse[]) =>
+    responses.map((res) => Number(res.headers.get('ratelimit-remaining'))).sort((a, b) => b - a);
+  const countdown = Array.from({ length: 300 }, (_, i) => 299 - i);
+
+  test('console: the account, whatever the scheme\'s case, the spelling of the token, bearer or session cookie', async () => {
+    const { passed, limited } = await exhaust(
+      async () => {
+        const user = await t.createConsoleUser();
+        const session = await t.request('POST', '/console/v1/auth/session', { body: { email: user.email, password: PASSWORD } });
+        const cookie = /parley_session=[^;]+/.exec(session.headers.get('set-cookie') ?? '')?.[0];
+        assert.ok(cookie, session.text);
+        const spellings: Record<string, string>[] = [
+          { authorization: `Bearer ${user.token}` },
+          { authorization: `bearer ${user.token}` },
+          { authorization: `BEARER ${user.token}` },
+          { authorization: `bEaReR ${user.token}` },
+          { authorization: `  Bearer ${user.token}  ` },
+          { authorization: `Bearer ${respellSignature(user.token)}` },
+          { cookie },
+        ];
+        return (i) => requestFrom(t, 'GET', '/console/v1/auth/session', '127.0.0.1', spellings[i % spellings.length]);
+      },
+      300,
+      25,
+    );
+    assert.deepEqual(passed.map((res) => res.status), Array(300).fill(200));
+    assert.deepEqual(remainingOf(passed), countdown);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.text, '{"message":"Too many requests","code":429}');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  });
+
+  test('public API: the key, whatever the spaces or a scheme word around it (that one stays 404 Key not found)', async () => {
+    const schemes = ['Bearer', 'bearer', 'BEARER'];
+    // A scheme word on every 20th request: 15 unknown keys, below the address's cap on unknown keys.
+    const spelling = (key: string, i: number) => (i % 20 === 19 ? `${schemes[i % 3]} ${key}` : i % 2 ? `  ${key}  ` : key);
+    const { passed, limited } = await exhaust(
+      async () => {
+        const { key } = await t.createAccount();
+        const from = randomLoopback();
+        return (i) => requestFrom(t, 'GET', '/api/v1/chats/chat?limit=1', from, { authorization: spelling(key, i) });
+      },
+      300,
+      25,
+    );
+    assert.deepEqual(passed.map((res) => res.status), Array.from({ length: 300 }, (_, i) => (i % 20 === 19 ? 404 : 200)));
+    assert.equal(passed[19]?.text, '{"message":"Key not found","code":404}');
+    assert.deepEqual(remainingOf(passed), countdown);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.text, '{"message":"Too many requests","code":429}');
+  });
+
+  test('demo: the key, whatever the scheme\'s case or the spaces', async () => {
+    const { passed, limited } = await exhaust(
+      async () => {
+        const { key } = await t.createAccount();
+        const spellings = [`Bearer ${key}`, `bearer ${key}`, `BEARER ${key}`, `Bearer   ${key}`, `  bEaReR ${key}  `];
+        return (i) => requestFrom(t, 'GET', '/demo/v1/pets', '127.0.0.1', { authorization: spellings[i % spellings.length] ?? '' });
+      },
+      300,
+      25,
+    );
+    assert.deepEqual(passed.map((res) => res.status), Array(300).fill(200));
+    assert.deepEqual(remainingOf(passed), countdown);
+    assert.equal(limited.status, 429);
+    assert.deepEqual(limited.body, { code: 'too_many_requests', message: 'Too many requests', status: 429 });
+  });
+});
+
+/** The same JWT with the last character of its signature spelt otherwise (an unused low bit of base64url set): it still verifies. */
+function respellSignature(token: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(token.slice(-1));
+  return `${token.slice(0, -1)}${alphabet[last ^ 1]}`;
+}
 
 const apps: TestApp[] = [];
 after(() => Promise.all(apps.map((app) => app.close())));
