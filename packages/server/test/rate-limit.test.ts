@@ -1,6 +1,7 @@
 // Rate limit (spec, Limits): 300 requests per 10 s per API key, headers on every response, exact 429 body.
 // With REDIS_URL set the counters live in Redis (several API processes share them); otherwise in memory, and in
-// memory too while Redis is unreachable. The console and the demo catalog use the same limiter per token.
+// memory too while Redis is unreachable (a Redis that only answers late is not). The console (per account) and
+// the demo catalog (per key) use the same limiter; a credential's bucket does not depend on how it is spelt.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -105,21 +106,24 @@ test(
 );
 
 /**
- * Sends `max` requests, then one more: the last must be refused. When the window rolled over meanwhile (a loaded
- * machine), the round is tried again with a new caller.
+ * Sends `max` requests (`batch` at a time), then one more: the last must be refused. When the window may have
+ * rolled over meanwhile (a loaded machine), the round is tried again with a new caller.
  */
 async function exhaust(
   newCaller: () => Promise<(i: number) => Promise<TestResponse>>,
   max: number,
+  batch = 1,
 ): Promise<{ send: (i: number) => Promise<TestResponse>; passed: TestResponse[]; limited: TestResponse }> {
   for (let round = 0; ; round += 1) {
     const send = await newCaller();
     const started = Date.now();
     const passed: TestResponse[] = [];
-    for (let i = 0; i < max; i += 1) passed.push(await send(i));
+    for (let i = 0; i < max; i += batch) {
+      passed.push(...(await Promise.all(Array.from({ length: Math.min(batch, max - i) }, (_, j) => send(i + j)))));
+    }
     const limited = await send(max);
     const firstReset = Number(passed[0]?.headers.get('ratelimit-reset'));
-    if (limited.status === 429 || Date.now() - started >= (firstReset - 1) * 1000 || round === 2) return { send, passed, limited };
+    if (limited.status === 429 || Date.now() - started < (firstReset - 1) * 1000 || round === 2) return { send, passed, limited };
   }
 }
 
@@ -180,6 +184,84 @@ describe('console and demo: the same limit per token', () => {
     assert.equal((await small.request('GET', '/demo/v1/pets', { headers: { authorization: `Bearer ${other.key}` } })).status, 200);
   });
 });
+
+describe('one bucket per credential, whatever its spelling: the 301st request in a window is 429', () => {
+  /** RateLimit-Remaining of `responses`, highest first: one shared bucket counts from 299 down to 0. */
+  const remainingOf = (responses: TestResponse[]) =>
+    responses.map((res) => Number(res.headers.get('ratelimit-remaining'))).sort((a, b) => b - a);
+  const countdown = Array.from({ length: 300 }, (_, i) => 299 - i);
+
+  test('console: the account, whatever the scheme\'s case, the spelling of the token, bearer or session cookie', async () => {
+    const { passed, limited } = await exhaust(
+      async () => {
+        const user = await t.createConsoleUser();
+        const session = await t.request('POST', '/console/v1/auth/session', { body: { email: user.email, password: PASSWORD } });
+        const cookie = /parley_session=[^;]+/.exec(session.headers.get('set-cookie') ?? '')?.[0];
+        assert.ok(cookie, session.text);
+        const spellings: Record<string, string>[] = [
+          { authorization: `Bearer ${user.token}` },
+          { authorization: `bearer ${user.token}` },
+          { authorization: `BEARER ${user.token}` },
+          { authorization: `bEaReR ${user.token}` },
+          { authorization: `  Bearer ${user.token}  ` },
+          { authorization: `Bearer ${respellSignature(user.token)}` },
+          { cookie },
+        ];
+        return (i) => requestFrom(t, 'GET', '/console/v1/auth/session', '127.0.0.1', spellings[i % spellings.length]);
+      },
+      300,
+      25,
+    );
+    assert.deepEqual(passed.map((res) => res.status), Array(300).fill(200));
+    assert.deepEqual(remainingOf(passed), countdown);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.text, '{"message":"Too many requests","code":429}');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  });
+
+  test('public API: the key, whatever the spaces or a scheme word around it (that one stays 404 Key not found)', async () => {
+    const schemes = ['Bearer', 'bearer', 'BEARER'];
+    // A scheme word on every 20th request: 15 unknown keys, below the address's cap on unknown keys.
+    const spelling = (key: string, i: number) => (i % 20 === 19 ? `${schemes[i % 3]} ${key}` : i % 2 ? `  ${key}  ` : key);
+    const { passed, limited } = await exhaust(
+      async () => {
+        const { key } = await t.createAccount();
+        const from = randomLoopback();
+        return (i) => requestFrom(t, 'GET', '/api/v1/chats/chat?limit=1', from, { authorization: spelling(key, i) });
+      },
+      300,
+      25,
+    );
+    assert.deepEqual(passed.map((res) => res.status), Array.from({ length: 300 }, (_, i) => (i % 20 === 19 ? 404 : 200)));
+    assert.equal(passed[19]?.text, '{"message":"Key not found","code":404}');
+    assert.deepEqual(remainingOf(passed), countdown);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.text, '{"message":"Too many requests","code":429}');
+  });
+
+  test('demo: the key, whatever the scheme\'s case or the spaces', async () => {
+    const { passed, limited } = await exhaust(
+      async () => {
+        const { key } = await t.createAccount();
+        const spellings = [`Bearer ${key}`, `bearer ${key}`, `BEARER ${key}`, `Bearer   ${key}`, `  bEaReR ${key}  `];
+        return (i) => requestFrom(t, 'GET', '/demo/v1/pets', '127.0.0.1', { authorization: spellings[i % spellings.length] ?? '' });
+      },
+      300,
+      25,
+    );
+    assert.deepEqual(passed.map((res) => res.status), Array(300).fill(200));
+    assert.deepEqual(remainingOf(passed), countdown);
+    assert.equal(limited.status, 429);
+    assert.deepEqual(limited.body, { code: 'too_many_requests', message: 'Too many requests', status: 429 });
+  });
+});
+
+/** The same JWT with the last character of its signature spelt otherwise (an unused low bit of base64url set): it still verifies. */
+function respellSignature(token: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(token.slice(-1));
+  return `${token.slice(0, -1)}${alphabet[last ^ 1]}`;
+}
 
 const apps: TestApp[] = [];
 after(() => Promise.all(apps.map((app) => app.close())));
@@ -347,7 +429,7 @@ test('a Redis that accepts connections but never answers: the start and the requ
 });
 
 test(
-  'Redis going away and coming back: degraded then ok, each logged once, counters never wait',
+  'Redis slow for a moment, then going away and coming back: a late answer is logged as slow and limits stay shared; an outage is degraded then ok, each logged once',
   { skip: redisUrl ? false : 'REDIS_URL is not set (.ci/run sets it)' },
   async () => {
     const target = new URL(redisUrl ?? '');
@@ -358,11 +440,29 @@ test(
       const health = await app.request('GET', '/healthz');
       assert.equal(health.text, '{"status":"ok"}');
       const { key } = await app.createAccount();
-      const shared = await app.api(key, '/chats/chat', { limit: '1' });
-      assert.equal(shared.headers.get('ratelimit-remaining'), '999');
+      for (const remaining of ['999', '998', '997']) {
+        assert.equal((await app.api(key, '/chats/chat', { limit: '1' })).headers.get('ratelimit-remaining'), remaining);
+      }
+
+      // A loaded machine: Redis answers, but past the command timeout.
+      const released = proxy.holdAnswers(1_500);
+      let started = performance.now();
+      const late = await app.api(key, '/chats/chat', { limit: '1' });
+      assert.ok(performance.now() - started < 1_400, `a request waited ${performance.now() - started} ms`);
+      assert.equal(late.status, 200);
+      // This one request is counted in the process (its first hit there)...
+      assert.equal(late.headers.get('ratelimit-remaining'), '999');
+      // ...but Redis is not taken for down: no switch to per-process counting.
+      assert.equal((await app.request('GET', '/healthz')).text, '{"status":"ok"}');
+      await released;
+      await eventually(async () => app.logs.some((line) => line.includes('redis slow')), 10_000);
+      // Shared again at once: the late command did count in Redis (4), this is the 5th.
+      assert.equal((await app.api(key, '/chats/chat', { limit: '1' })).headers.get('ratelimit-remaining'), '995');
+      assert.equal(app.logs.filter((line) => line.includes('redis slow')).length, 1);
+      assert.equal(app.logs.filter((line) => line.includes('redis unreachable')).length, 0);
 
       await proxy.stop();
-      const started = performance.now();
+      started = performance.now();
       const during = await app.api(key, '/chats/chat', { limit: '1' });
       assert.ok(performance.now() - started < 1_000, `a request waited ${performance.now() - started} ms`);
       assert.equal(during.status, 200);
@@ -372,8 +472,43 @@ test(
       await eventually(async () => (await app.request('GET', '/healthz')).text === '{"status":"ok"}', 15_000);
       // Shared counters again: the key's window in Redis went on from where it was.
       const back = await app.api(key, '/chats/chat', { limit: '1' });
-      assert.ok(Number(back.headers.get('ratelimit-remaining')) <= 998);
+      assert.ok(Number(back.headers.get('ratelimit-remaining')) <= 994);
       assert.equal(app.logs.filter((line) => line.includes('redis unreachable')).length, 1);
+      assert.equal(app.logs.filter((line) => line.includes('redis reachable again')).length, 1);
+      assert.equal(app.logs.filter((line) => line.includes('redis slow')).length, 1);
+    } finally {
+      await proxy.stop();
+    }
+  },
+);
+
+test(
+  'a Redis that stops answering while connected: down once a ping gets no answer either, shared again once it answers',
+  { skip: redisUrl ? false : 'REDIS_URL is not set (.ci/run sets it)' },
+  async () => {
+    const target = new URL(redisUrl ?? '');
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const app = await startTestApp({ redisUrl: `redis://127.0.0.1:${proxy.port}`, rateLimitMax: 1000 });
+    apps.push(app);
+    try {
+      const { key } = await app.createAccount();
+      assert.equal((await app.api(key, '/chats/chat', { limit: '1' })).headers.get('ratelimit-remaining'), '999');
+
+      // Longer than the command timeout and the ping's together.
+      const released = proxy.holdAnswers(5_000);
+      const started = performance.now();
+      const late = await app.api(key, '/chats/chat', { limit: '1' });
+      assert.ok(performance.now() - started < 1_400, `a request waited ${performance.now() - started} ms`);
+      assert.equal(late.status, 200);
+      await eventually(async () => (await app.request('GET', '/healthz')).text === '{"status":"degraded","redis":"down"}', 10_000);
+      assert.equal(app.logs.filter((line) => line.includes('redis unreachable')).length, 1);
+      assert.equal(app.logs.filter((line) => line.includes('redis slow')).length, 0);
+
+      await released;
+      await eventually(async () => {
+        await app.api(key, '/chats/chat', { limit: '1' });
+        return (await app.request('GET', '/healthz')).text === '{"status":"ok"}';
+      }, 15_000);
       assert.equal(app.logs.filter((line) => line.includes('redis reachable again')).length, 1);
     } finally {
       await proxy.stop();
@@ -389,21 +524,37 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** A TCP proxy to Redis on a fixed local port that the test can stop (connections cut) and start again. */
+/**
+ * A TCP proxy to Redis on a fixed local port that the test can stop (connections cut) and start again, or whose
+ * answers it can hold back for a while (a slow Redis).
+ */
 async function startTcpProxy(host: string, port: number) {
   const sockets = new Set<Socket>();
+  /** Sends what each connection's Redis answered while held. */
+  const releases = new Set<() => void>();
+  let heldUntil = 0;
   let server: Server | undefined;
   let listenPort = 0;
   const start = async () => {
     const created = createServer((client) => {
       const upstream = connect(port, host);
       sockets.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
+      client.pipe(upstream);
+      const held: Buffer[] = [];
+      const release = () => {
+        for (const chunk of held.splice(0)) client.write(chunk);
+      };
+      releases.add(release);
+      upstream.on('data', (chunk: Buffer) => {
+        if (Date.now() < heldUntil || held.length > 0) held.push(chunk);
+        else client.write(chunk);
+      });
       const drop = () => {
         client.destroy();
         upstream.destroy();
         sockets.delete(client);
         sockets.delete(upstream);
+        releases.delete(release);
       };
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
@@ -418,11 +569,18 @@ async function startTcpProxy(host: string, port: number) {
       return listenPort;
     },
     start,
+    /** Holds Redis's answers back for `ms`, then sends them; settles once they are sent. */
+    async holdAnswers(ms: number) {
+      heldUntil = Date.now() + ms;
+      await sleep(ms);
+      for (const release of releases) release();
+    },
     async stop() {
       const current = server;
       server = undefined;
       for (const socket of sockets) socket.destroy();
       sockets.clear();
+      releases.clear();
       if (current) await new Promise<void>((resolve) => current.close(() => resolve()));
     },
   };

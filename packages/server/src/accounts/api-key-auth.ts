@@ -31,6 +31,16 @@ export function apiKeyHash(header: string | undefined): string | undefined {
   return header ? sha256Hex(header) : undefined;
 }
 
+/**
+ * The rate-limit bucket of a raw `Authorization` value: the hash of the key without a `Bearer` scheme (any case)
+ * or spaces around it, so re-spelling a key never buys a fresh allowance. The lookup still takes the value as it is
+ * (`Bearer <key>` stays `Key not found`); undefined when no key is left.
+ */
+export function apiKeyBucket(header: string | undefined): string | undefined {
+  const key = header?.trim().replace(/^bearer\s+/i, '');
+  return key ? sha256Hex(key) : undefined;
+}
+
 export function createApiKeyAuthenticator({ store, cacheTtlMs }: ApiKeyAuthOptions): ApiKeyAuthenticator {
   const cache = new LruMap<KeyPrincipalRow>(10_000, cacheTtlMs);
 

@@ -71,12 +71,11 @@ export function createConsoleAuth({ store, clock, jwtSecret, throttle = DEFAULT_
     }
   }
 
-  function verifies(token: string): boolean {
+  function accountOfToken(token: string): ConsoleAccount | undefined {
     try {
-      verifyToken(token);
-      return true;
+      return verifyToken(token);
     } catch {
-      return false;
+      return undefined;
     }
   }
 
@@ -107,14 +106,14 @@ export function createConsoleAuth({ store, clock, jwtSecret, throttle = DEFAULT_
       return verifyToken(token);
     },
 
-    /** Whether an Authorization header carries a valid token (the rate limit's bucket; no error). */
-    verifies(authorization: string | undefined): boolean {
+    /** The account behind an Authorization header's token, undefined when it does not verify (the rate limit's bucket; no error). */
+    accountOf(authorization: string | undefined): ConsoleAccount | undefined {
       const match = /^Bearer (\S+)$/i.exec(authorization ?? '');
-      return match?.[1] !== undefined && verifies(match[1]);
+      return match?.[1] === undefined ? undefined : accountOfToken(match[1]);
     },
 
-    /** Whether a session cookie's token verifies (the rate limit's bucket; no error). */
-    verifiesSession: verifies,
+    /** The account behind a session cookie's token, undefined when it does not verify (likewise). */
+    sessionAccountOf: accountOfToken,
   };
 }
 

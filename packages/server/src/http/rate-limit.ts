@@ -1,7 +1,8 @@
 // Rate limits of every surface (spec, Limits: 300 requests per 10 s per key, RateLimit-* headers). One limiter for
 // all: fixed windows counted in Redis when REDIS_URL is set (several API processes share them), in this process
 // otherwise, and in this process too while Redis is unreachable: a request never waits on Redis (no offline
-// queue, a short command timeout), the outage is logged once with its end, and /healthz reports it.
+// queue, a short command timeout), the outage is logged once with its end, and /healthz reports it. A command
+// that merely answers late (a loaded machine) is not an outage: see `createRateCounters`.
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Redis } from 'ioredis';
@@ -29,8 +30,15 @@ export interface RateCounters {
   close(): Promise<void>;
 }
 
-/** How long a Redis command may take before the request counts in this process instead. */
+/** How long a request waits for its Redis command before it is counted in this process instead. */
 export const REDIS_COMMAND_TIMEOUT_MS = 500;
+/**
+ * How long the ping sent after a late command may take before Redis counts as down; also the client's own bound on
+ * any command (the handshake's included), which the requests' shorter deadline below leaves to the ping.
+ */
+export const REDIS_PING_TIMEOUT_MS = 2_000;
+/** A slow Redis is logged at most this often (with the number of late commands since the last line). */
+const SLOW_LOG_INTERVAL_MS = 60_000;
 /** After a failed command, Redis is left alone this long (a hung server must not cost every request the timeout). */
 const REDIS_RETRY_AFTER_MS = 1_000;
 /** How long the start waits for the first connection before serving with in-process counters. */
@@ -51,6 +59,26 @@ if not current then return {0, 0} end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then ttl = 0 end
 return {tonumber(current), ttl}`;
+
+/** A command that got no answer within REDIS_COMMAND_TIMEOUT_MS (it goes on; its answer is then ignored). */
+class LateAnswer extends Error {}
+
+/** `command`'s answer, or a LateAnswer after `ms`. */
+function withinMs<T>(command: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new LateAnswer(`no answer from redis within ${ms} ms`)), ms);
+    command.then(
+      (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
 
 type ScriptedRedis = Redis & {
   parleyHit(key: string, windowMs: number): Promise<[number, number]>;
@@ -79,6 +107,12 @@ function createLocalCounters() {
   };
 }
 
+/**
+ * The counters, in Redis when `redisUrl` is set. Redis is down (each process counts alone until it is back) when
+ * its connection fails or closes, or when a command answered late and a ping then gets no answer within
+ * REDIS_PING_TIMEOUT_MS either. A late command whose ping answers is slow, not down: that one request is counted
+ * in this process, the next ones go to Redis again, and it is logged as `redis slow`.
+ */
 export function createRateCounters({ redisUrl, logger }: { redisUrl: string | undefined; logger: FastifyBaseLogger }): RateCounters & {
   /** Settles when the first connection to Redis succeeded or failed (at once without Redis). */
   connected: Promise<void>;
@@ -98,7 +132,8 @@ export function createRateCounters({ redisUrl, logger }: { redisUrl: string | un
     // A command while disconnected fails at once rather than waiting for a reconnection.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // A request's own command is bounded by REDIS_COMMAND_TIMEOUT_MS below; this bounds the rest.
+    commandTimeout: REDIS_PING_TIMEOUT_MS,
     connectTimeout: 2_000,
     // Reconnects forever in the background, at most every 2 s.
     retryStrategy: (times) => Math.min(100 * times, 2_000),
@@ -142,35 +177,64 @@ export function createRateCounters({ redisUrl, logger }: { redisUrl: string | un
 
   const usable = () => redis.status === 'ready' && Date.now() >= skipUntil;
 
+  let pinging = false;
+  let lateSinceLog = 0;
+  let slowLoggedAt = -Infinity;
+  /** A late answer: a ping tells a slow Redis (logged, still used) from a hung one (down). */
+  const late = (error: LateAnswer) => {
+    lateSinceLog += 1;
+    if (pinging) return;
+    pinging = true;
+    const started = performance.now();
+    redis.ping().then(
+      () => {
+        pinging = false;
+        if (Date.now() - slowLoggedAt < SLOW_LOG_INTERVAL_MS) return;
+        slowLoggedAt = Date.now();
+        logger.warn(
+          { lateCommands: lateSinceLog, pingMs: Math.round(performance.now() - started) },
+          `redis slow: ${error.message}, but it answers a ping; the late requests were counted in this process, rate limits stay shared`,
+        );
+        lateSinceLog = 0;
+      },
+      (pingError: unknown) => {
+        pinging = false;
+        markDown(new Error(`${error.message}, nor to a ping within ${REDIS_PING_TIMEOUT_MS} ms`, { cause: pingError }));
+      },
+    );
+  };
+  const failed = (error: unknown) => {
+    if (error instanceof LateAnswer && !down) late(error);
+    else markDown(error);
+  };
+  /** The answer of `command`, or undefined when Redis is not to be asked or did not answer in time. */
+  const ask = async <T>(command: () => Promise<T>): Promise<T | undefined> => {
+    if (!usable()) return undefined;
+    try {
+      const answer = await withinMs(command(), REDIS_COMMAND_TIMEOUT_MS);
+      markUp();
+      return answer;
+    } catch (error) {
+      failed(error);
+      return undefined;
+    }
+  };
+
   return {
     async hit(key, windowMs) {
-      if (usable()) {
-        try {
-          const [current, ttl] = await redis.parleyHit(key, windowMs);
-          markUp();
-          return { current, ttl };
-        } catch (error) {
-          markDown(error);
-        }
-      }
-      return local.hit(key, windowMs);
+      const answer = await ask(() => redis.parleyHit(key, windowMs));
+      return answer ? { current: answer[0], ttl: answer[1] } : local.hit(key, windowMs);
     },
     async peek(key) {
-      if (usable()) {
-        try {
-          const [current, ttl] = await redis.parleyPeek(key);
-          markUp();
-          return { current, ttl };
-        } catch (error) {
-          markDown(error);
-        }
-      }
-      return local.peek(key);
+      const answer = await ask(() => redis.parleyPeek(key));
+      return answer ? { current: answer[0], ttl: answer[1] } : local.peek(key);
     },
     redisState: () => (down || redis.status !== 'ready' ? 'down' : 'up'),
     async close() {
       closing = true;
-      await redis.quit().catch(() => redis.disconnect());
+      // No goodbye without a ready connection, and a server that does not answer QUIT is not waited for.
+      if (redis.status === 'ready') await withinMs(redis.quit(), REDIS_COMMAND_TIMEOUT_MS).catch(() => redis.disconnect());
+      else redis.disconnect();
     },
     connected,
   };

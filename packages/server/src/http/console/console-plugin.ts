@@ -1,12 +1,11 @@
 // Console API (`/console/v1`, DESIGN.md): the web account's backend. Login is open; every other route
 // needs `Authorization: Bearer <JWT>` or the web account's session cookie. Errors speak the caller's
-// `UserLang` (see ../error-handler.ts). Rate limits: the public API's limiter, per token (an invalid or missing
+// `UserLang` (see ../error-handler.ts). Rate limits: the public API's limiter, per account (an invalid or missing
 // token counts against the address), and login attempts per address.
 import { authRoutes } from '@parley/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleAccount, ConsoleAuth } from '../../accounts/console-auth.ts';
 import { DomainError, Errors } from '../../errors.ts';
-import { sha256Hex } from '../../lib/secrets.ts';
 import { afterRateLimit, ratePolicy, registerRateLimit, type RateCounters } from '../rate-limit.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
 
@@ -82,12 +81,16 @@ function signedInAccount(auth: ConsoleAuth, request: FastifyRequest): ConsoleAcc
   }
 }
 
-/** The rate-limit bucket: a credential that verifies has its own, anything else shares its address's. */
+/**
+ * The rate-limit bucket: the account of a credential that verifies, whatever its spelling (scheme case, token or
+ * session cookie, a re-encoded signature), so re-spelling never buys a fresh allowance; anything else shares its
+ * address's.
+ */
 function bucketOf(auth: ConsoleAuth, request: FastifyRequest): string {
   const { authorization } = request.headers;
-  if (authorization !== undefined) return auth.verifies(authorization) ? `token:${sha256Hex(authorization)}` : `ip:${request.ip}`;
-  const session = sessionToken(request);
-  return session !== undefined && auth.verifiesSession(session) ? `session:${sha256Hex(session)}` : `ip:${request.ip}`;
+  const session = authorization === undefined ? sessionToken(request) : undefined;
+  const account = authorization !== undefined ? auth.accountOf(authorization) : session !== undefined ? auth.sessionAccountOf(session) : undefined;
+  return account ? `account:${account.accountId}` : `ip:${request.ip}`;
 }
 
 export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, options) => {

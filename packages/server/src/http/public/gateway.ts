@@ -1,7 +1,7 @@
 // The public API gateway (`/api/v1`): rate limit, API-key authentication and scopes in front of every route
 // (spec, Authentication and Limits).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { apiKeyHash, type ApiKeyAuthenticator, type Principal } from '../../accounts/api-key-auth.ts';
+import { apiKeyBucket, apiKeyHash, type ApiKeyAuthenticator, type Principal } from '../../accounts/api-key-auth.ts';
 import { DomainError, Errors } from '../../errors.ts';
 import { afterRateLimit, registerRateLimit, type InvalidKeyGuard, type RateCounters } from '../rate-limit.ts';
 import type { TypedApp } from '../route-options.ts';
@@ -11,7 +11,7 @@ export { RATE_LIMIT_WINDOW_MS } from '../rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** SHA-256 of the Authorization header: the rate-limit bucket and the key lookup use it, never the key. */
+    /** SHA-256 of the Authorization header: the key lookup uses it, never the key (the bucket: `apiKeyBucket`). */
     apiKeyHash: string | undefined;
     principal: Principal | undefined;
     /** Refused before any key lookup: its address sent too many unknown keys (see ../rate-limit.ts). */
@@ -76,7 +76,7 @@ export const gateway: FastifyPluginAsync<GatewayOptions> = async (app, options) 
     keyGenerator: async (request) => {
       // An address past its unknown-key cap: its unknown keys share one bucket and are refused without a lookup.
       request.keyRefused = await invalidKeys.refused(request, request.apiKeyHash);
-      return request.keyRefused ? `refused:${request.ip}` : (request.apiKeyHash ?? `ip:${request.ip}`);
+      return request.keyRefused ? `refused:${request.ip}` : (apiKeyBucket(request.headers.authorization) ?? `ip:${request.ip}`);
     },
   });
 
