@@ -46,6 +46,20 @@ test('a misspelled word becomes the closest word of the base: 1 edit up to 7 let
   assert.equal(unknownShare, 0);
 });
 
+test('words whose letters differ by the edit limit are still compared: each edit adds or removes one letter', () => {
+  const index = buildIndex('en', ROWS);
+  // One letter replaced (one the other lacks, one it has), two replaced, one added and one dropped.
+  assert.equal(correctSpelling(index, 'paymant'), 'payment');
+  assert.equal(correctSpelling(index, 'trxnsfxr'), 'transfer');
+  assert.equal(correctSpelling(index, 'bsuiness'), 'business');
+  assert.equal(correctSpelling(index, 'buisnesz'), 'business');
+  assert.equal(correctSpelling(index, 'qaymxnt'), undefined, 'two edits for 7 letters');
+  // Letters outside ASCII, which share bits with others.
+  const russian = buildIndex('ru', [row('d', 'Сколько стоит доставка?', 'Доставка бесплатна.')]);
+  assert.equal(correctSpelling(russian, 'доствка'), 'доставка');
+  assert.equal(correctSpelling(russian, 'дoставка'), 'доставка', 'a Latin o');
+});
+
 test('words only: the entry with the words ranks first; a text about something else has low confidence', () => {
   const index = buildIndex('en', ROWS);
   const ranking = rankEntries(index, 'which payment options are there', undefined, 'fused');

@@ -91,6 +91,28 @@ function editDistance(a: string, b: string, limit: number): number {
   return previous[b.length] ?? limit + 1;
 }
 
+/** The word's code units as a set of 32 bits (hashed); how many of one set's bits the other lacks bounds the distance. */
+function letterBits(word: string): number {
+  let bits = 0;
+  for (let i = 0; i < word.length; i++) bits |= 1 << (word.charCodeAt(i) & 31);
+  return bits;
+}
+
+function bitCount(bits: number): number {
+  let count = 0;
+  for (let rest = bits; rest !== 0; rest &= rest - 1) count += 1;
+  return count;
+}
+
+/**
+ * Each edit adds at most one letter the other word has and removes at most one it lacks: words whose letters differ
+ * by more than `limit` are further apart than that, which skips most of a vocabulary without aligning them.
+ */
+function lettersWithin(bits: number, candidate: string, limit: number): boolean {
+  const other = letterBits(candidate);
+  return bitCount(bits & ~other) <= limit && bitCount(other & ~bits) <= limit;
+}
+
 const corrections = new WeakMap<KnowledgeIndex, Map<string, string | null>>();
 /** The base's word closest to a misspelled one: 1 edit for words up to 7 letters, 2 above; the commoner on a tie. */
 export function correctSpelling(index: KnowledgeIndex, word: string): string | undefined {
@@ -100,8 +122,10 @@ export function correctSpelling(index: KnowledgeIndex, word: string): string | u
   const known = cache.get(word);
   if (known !== undefined) return known ?? undefined;
   const limit = word.length <= 7 ? 1 : 2;
+  const bits = letterBits(word);
   let best: { word: string; distance: number; frequency: number } | undefined;
   for (const [candidate, term] of index.vocabulary) {
+    if (Math.abs(word.length - candidate.length) > limit || !lettersWithin(bits, candidate, limit)) continue;
     const distance = editDistance(word, candidate, limit);
     if (distance > limit) continue;
     const frequency = index.documentFrequency.get(term) ?? 0;
