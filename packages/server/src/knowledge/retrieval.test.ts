@@ -1,9 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildIndex, type IndexRow } from './knowledge-index.ts';
-import { analyzerFor } from './lexicon/analyzer.ts';
+import { analyzerFor, MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
 import { questionKeys } from './normalize.ts';
-import { ANSWER_RULES, confidence, correctSpelling, queryTerms, rankEntries, ruleConfidence, ruleFeatures } from './retrieval.ts';
+import {
+  ANSWER_RULES,
+  confidence,
+  correctSpelling,
+  createRetriever,
+  MAX_CORRECTED_WORDS,
+  MAX_QUERY_CHARS,
+  MAX_QUERY_WORDS,
+  queryTerms,
+  queryText,
+  rankEntries,
+  ruleConfidence,
+  ruleFeatures,
+} from './retrieval.ts';
 
 function row(id: string, question: string, answer: string, synonyms: string[] = [], at = 0): IndexRow {
   return { id, question, synonyms, answer, keys: questionKeys(question, synonyms), updatedAt: new Date(at), questionVectors: null, answerVector: null };
@@ -44,6 +57,85 @@ test('a misspelled word becomes the closest word of the base: 1 edit up to 7 let
   const { groups, unknownShare } = queryTerms(index, 'how long does shiping tkae');
   assert.ok(groups.has(index.analyzer.term('shipping')));
   assert.equal(unknownShare, 0);
+});
+
+test('words whose letters differ by the edit limit are still compared: each edit adds or removes one letter', () => {
+  const index = buildIndex('en', ROWS);
+  // One letter replaced (one the other lacks, one it has), two replaced, one added and one dropped.
+  assert.equal(correctSpelling(index, 'paymant'), 'payment');
+  assert.equal(correctSpelling(index, 'trxnsfxr'), 'transfer');
+  assert.equal(correctSpelling(index, 'bsuiness'), 'business');
+  assert.equal(correctSpelling(index, 'buisnesz'), 'business');
+  assert.equal(correctSpelling(index, 'qaymxnt'), undefined, 'two edits for 7 letters');
+  // Letters outside ASCII, which share bits with others.
+  const russian = buildIndex('ru', [row('d', 'Сколько стоит доставка?', 'Доставка бесплатна.')]);
+  assert.equal(correctSpelling(russian, 'доствка'), 'доставка');
+  assert.equal(correctSpelling(russian, 'дoставка'), 'доставка', 'a Latin o');
+});
+
+test('a token longer than MAX_WORD_LENGTH is no word: its own term, never stemmed, related, looked up or corrected', () => {
+  for (const [language, word] of [['en', 'running'], ['ru', 'доставки'], ['fr', 'continuellement']] as const) {
+    const analyzer = analyzerFor(language);
+    const longest = `${'a'.repeat(MAX_WORD_LENGTH - word.length)}${word}`;
+    assert.notEqual(analyzer.term(longest), longest, `${language}: a word of the longest length is still stemmed`);
+    for (const long of [`a${longest}`, 'y'.repeat(100_000)]) {
+      assert.equal(analyzer.term(long), long);
+      assert.deepEqual(analyzer.related(long), []);
+      assert.equal(analyzer.isDictionaryWord(long), false);
+    }
+  }
+  const giant = 'y'.repeat(100_000);
+  assert.deepEqual(analyzerFor('en').words(`Hello ${giant}?`), ['hello', giant], 'kept as a token');
+  assert.equal(correctSpelling(buildIndex('en', [row('y', `${'y'.repeat(99_999)}z`, 'Why?')]), giant), undefined);
+});
+
+test("retrieval looks at a text's first MAX_QUERY_CHARS characters and of them its first MAX_QUERY_WORDS words", () => {
+  const index = buildIndex('en', ROWS);
+  const shipping = index.analyzer.term('shipping');
+  // Made-up words no entry has (and no misspelling of one): each counts as a word.
+  const others = (count: number) => Array.from({ length: count }, (_, i) => `qx${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+  assert.ok(queryTerms(index, [...others(MAX_QUERY_WORDS - 1), 'shipping'].join(' ')).groups.has(shipping));
+  const past = queryTerms(index, [...others(MAX_QUERY_WORDS), 'shipping'].join(' '));
+  assert.equal(past.groups.has(shipping), false);
+  assert.equal(past.groups.size, MAX_QUERY_WORDS);
+  assert.equal(past.unknownShare, 1);
+  // Characters: a word past the first MAX_QUERY_CHARS is not seen, whatever comes before it.
+  assert.equal(queryTerms(index, `${' '.repeat(MAX_QUERY_CHARS)}shipping`).groups.size, 0);
+  assert.ok(queryTerms(index, `${' '.repeat(MAX_QUERY_CHARS - 'shipping'.length)}shipping`).groups.has(shipping));
+  assert.equal(queryText('y'.repeat(100_000)).length, MAX_QUERY_CHARS);
+  // A pair of UTF-16 halves is never split: the first half alone is left out.
+  assert.equal(queryText(`${'y'.repeat(MAX_QUERY_CHARS - 1)}😀`), 'y'.repeat(MAX_QUERY_CHARS - 1));
+  assert.equal(queryText('short text'), 'short text');
+});
+
+test('of a text, only the first MAX_CORRECTED_WORDS words that neither the base nor the dictionary knows are corrected', () => {
+  const index = buildIndex('en', ROWS);
+  const payment = index.analyzer.term('payment');
+  const unknown = (count: number) => Array.from({ length: count }, (_, i) => `zq${String.fromCharCode(97 + i)}x`);
+  assert.ok(queryTerms(index, [...unknown(MAX_CORRECTED_WORDS - 1), 'paymnet'].join(' ')).groups.has(payment));
+  assert.equal(queryTerms(index, [...unknown(MAX_CORRECTED_WORDS), 'paymnet'].join(' ')).groups.has(payment), false);
+  // Dictionary words and the base's own words are not corrected, so they do not count.
+  assert.ok(queryTerms(index, [...Array<string>(MAX_CORRECTED_WORDS).fill('parcel bank'), 'paymnet'].join(' ')).groups.has(payment));
+});
+
+test("the encoder gets a text's first MAX_QUERY_CHARS characters; a longer text is never an exact match", async () => {
+  const unit = (i: number) => Array.from({ length: 4 }, (_, j) => (j === i ? 1 : 0));
+  const rows = ROWS.map((r, i) => ({ ...r, questionVectors: unit(i), answerVector: unit(i), vectorsModel: 'use-lite' }));
+  const embedded: string[] = [];
+  const store = {
+    findBaseVersion: () => Promise.resolve({ language: 'en', entriesVersion: 1, embeddings: null }),
+    loadIndexRows: () => Promise.resolve(rows),
+  };
+  const retriever = createRetriever({ store, embed: (text) => (embedded.push(text), Promise.resolve(unit(0))) });
+  const long = `How long does shipping take? ${'y'.repeat(100_000)}`;
+  const [best] = await retriever.retrieve('base', 'en', long, 1);
+  assert.deepEqual(embedded, [long.slice(0, MAX_QUERY_CHARS)]);
+  assert.deepEqual([best?.id, best?.exact], ['ship', false]);
+  const question = 'How long does shipping take?';
+  const [exact] = await retriever.retrieve('base', 'en', `${question}${' '.repeat(MAX_QUERY_CHARS - question.length)}`, 1);
+  assert.deepEqual([exact?.id, exact?.exact], ['ship', true]);
+  const [found] = await retriever.retrieve('base', 'en', `${question}${' '.repeat(MAX_QUERY_CHARS)}`, 1);
+  assert.deepEqual([found?.id, found?.exact], ['ship', false], 'found by its words');
 });
 
 test('words only: the entry with the words ranks first; a text about something else has low confidence', () => {

@@ -9,6 +9,7 @@
 // score, its margin over the other entries and the share of the text's words the base does not know, against a
 // threshold (0.5 unless the channel sets its own).
 import { normalized, buildIndex, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
+import { MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
 import type { KnowledgeStore } from './knowledge-store.ts';
 import { BUILT_IN_MODEL } from './encoder/sentence-encoder.ts';
 import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
@@ -36,6 +37,23 @@ const B = 0.5;
 const UNKNOWN_WORD_WEIGHT = 0.3;
 /** A WordNet relative of a customer's word weighs half the word itself. */
 export const EXPANSION_WEIGHT = 0.5;
+/**
+ * What of a customer's text is looked at (docs/decisions.md, "Knowledge-base retrieval"), so that one message's
+ * work is bounded whatever its length: its first MAX_QUERY_CHARS characters (words and the encoder alike; a longer
+ * text is never an exact match), of them the first MAX_QUERY_WORDS words (stop words aside), and of those at most
+ * MAX_CORRECTED_WORDS compared with the base's vocabulary for a misspelling (each scans the whole vocabulary).
+ */
+export const MAX_QUERY_CHARS = 2_000;
+export const MAX_QUERY_WORDS = 64;
+export const MAX_CORRECTED_WORDS = 8;
+
+/** The part of a customer's text that retrieval looks at: its first MAX_QUERY_CHARS characters, no pair split. */
+export function queryText(text: string): string {
+  if (text.length <= MAX_QUERY_CHARS) return text;
+  const last = text.charCodeAt(MAX_QUERY_CHARS - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_QUERY_CHARS - 1 : MAX_QUERY_CHARS);
+}
+
 /** Weights of the z-scored signals in the fused ranking. */
 export interface FusionWeights {
   lexical: number;
@@ -91,17 +109,44 @@ function editDistance(a: string, b: string, limit: number): number {
   return previous[b.length] ?? limit + 1;
 }
 
+/** The word's code units as a set of 32 bits (hashed); how many of one set's bits the other lacks bounds the distance. */
+function letterBits(word: string): number {
+  let bits = 0;
+  for (let i = 0; i < word.length; i++) bits |= 1 << (word.charCodeAt(i) & 31);
+  return bits;
+}
+
+function bitCount(bits: number): number {
+  let count = 0;
+  for (let rest = bits; rest !== 0; rest &= rest - 1) count += 1;
+  return count;
+}
+
+/**
+ * Each edit adds at most one letter the other word has and removes at most one it lacks: words whose letters differ
+ * by more than `limit` are further apart than that, which skips most of a vocabulary without aligning them.
+ */
+function lettersWithin(bits: number, candidate: string, limit: number): boolean {
+  const other = letterBits(candidate);
+  return bitCount(bits & ~other) <= limit && bitCount(other & ~bits) <= limit;
+}
+
 const corrections = new WeakMap<KnowledgeIndex, Map<string, string | null>>();
-/** The base's word closest to a misspelled one: 1 edit for words up to 7 letters, 2 above; the commoner on a tie. */
+/**
+ * The base's word closest to a misspelled one: 1 edit for words up to 7 letters, 2 above; the commoner on a tie.
+ * Tokens longer than MAX_WORD_LENGTH are no words and are not corrected.
+ */
 export function correctSpelling(index: KnowledgeIndex, word: string): string | undefined {
-  if (word.length < 3 || /\p{N}/u.test(word)) return undefined;
+  if (word.length < 3 || word.length > MAX_WORD_LENGTH || /\p{N}/u.test(word)) return undefined;
   let cache = corrections.get(index);
   if (!cache) corrections.set(index, (cache = new Map()));
   const known = cache.get(word);
   if (known !== undefined) return known ?? undefined;
   const limit = word.length <= 7 ? 1 : 2;
+  const bits = letterBits(word);
   let best: { word: string; distance: number; frequency: number } | undefined;
   for (const [candidate, term] of index.vocabulary) {
+    if (Math.abs(word.length - candidate.length) > limit || !lettersWithin(bits, candidate, limit)) continue;
     const distance = editDistance(word, candidate, limit);
     if (distance > limit) continue;
     const frequency = index.documentFrequency.get(term) ?? 0;
@@ -115,15 +160,21 @@ export function correctSpelling(index: KnowledgeIndex, word: string): string | u
 /**
  * The customer's words as term groups: each word's own term (weight 1) and its WordNet relatives present in the
  * base (EXPANSION_WEIGHT). A group counts once per entry, by its best term: a word and its synonyms are one word.
+ * Only the first MAX_QUERY_WORDS words of the text's first MAX_QUERY_CHARS characters count, and of them only the
+ * first MAX_CORRECTED_WORDS that neither the base nor the dictionary knows are corrected.
  */
 export function queryTerms(index: KnowledgeIndex, text: string): { groups: Map<string, [string, number][]>; unknownShare: number } {
   const { analyzer, documentFrequency } = index;
   const groups = new Map<string, [string, number][]>();
   let unknown = 0;
   let count = 0;
-  for (const written of analyzer.words(text)) {
+  let corrected = 0;
+  for (const written of analyzer.words(queryText(text)).slice(0, MAX_QUERY_WORDS)) {
     let word = written;
-    if (!documentFrequency.has(analyzer.term(word)) && !analyzer.isDictionaryWord(word)) word = correctSpelling(index, word) ?? word;
+    if (corrected < MAX_CORRECTED_WORDS && !documentFrequency.has(analyzer.term(word)) && !analyzer.isDictionaryWord(word)) {
+      corrected += 1;
+      word = correctSpelling(index, word) ?? word;
+    }
     const term = analyzer.term(word);
     count += 1;
     if (!documentFrequency.has(term)) unknown += 1;
@@ -347,22 +398,25 @@ export function createRetriever({ store, embed, embedWith, builtInModel = BUILT_
       const found = await indexOf(knowledgeBaseId);
       if (!found || found.index.entries.length === 0) return [];
       const { index, provider } = found;
-      const exact = index.byKey.get(questionKey(text));
+      // Keys have at most 1,000 characters (QUESTION_MAX): a longer text is no question asked word for word.
+      const exact = text.length <= MAX_QUERY_CHARS ? index.byKey.get(questionKey(text)) : undefined;
       if (exact) return [{ id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false }];
+      // The encoder's time grows faster than its input's length (100 KB: over a minute of its thread).
+      const query = queryText(text);
       let vector: number[] | undefined;
       if (mode !== 'lexical' && index.dimensions > 0) {
         if (provider && embedWith) {
           // A provider down or failing: this question is answered by its words alone (never a failed reply).
-          vector = await embedWith(provider, text).catch((error: unknown) => {
+          vector = await embedWith(provider, query).catch((error: unknown) => {
             onEmbedError?.(knowledgeBaseId, error);
             return undefined;
           });
         } else if (!provider && embed && index.analyzer.english) {
           // The encoder failing (a broken install) leaves the words to decide, as with a non-English base.
-          vector = await embed(text).catch(() => undefined);
+          vector = await embed(query).catch(() => undefined);
         }
       }
-      const ranking = rankEntries(index, text, vector, mode);
+      const ranking = rankEntries(index, query, vector, mode);
       // Entries with no evidence at all (no shared word, and no closer than usual in meaning) are not candidates.
       const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
       return candidates.slice(0, limit).map((signals) => ({

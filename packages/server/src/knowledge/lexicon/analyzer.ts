@@ -2,7 +2,7 @@
 // English: Snowball stop words, irregular forms lemmatized (wink-lemmatizer: "went" → "go", "children" → "child"),
 // then Porter2 (wink-porter2-stemmer); WordNet relations and a dictionary for typo correction (wordnet.ts).
 // Russian and the other languages Snowball has: its stemmer (Russian with its stop words). Anything else: the
-// lowercased word itself.
+// lowercased word itself. A token longer than MAX_WORD_LENGTH is no word: it stays a term as it is written.
 import { readFileSync } from 'node:fs';
 import snowball from 'snowball-stemmers';
 import lemmatizer from 'wink-lemmatizer';
@@ -22,6 +22,12 @@ export interface Analyzer {
   /** Whether the word is spelled right as far as the language's dictionary knows (none outside English: false). */
   isDictionaryWord(word: string): boolean;
 }
+
+/**
+ * Longer tokens (a key held down, a pasted hash) are kept as terms as they are, never lemmatized, stemmed, related
+ * or looked up: Porter2 takes time quadratic in a word's length (a 10,000-letter word: 0.35-0.85 s).
+ */
+export const MAX_WORD_LENGTH = 64;
 
 const WORD = /[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu;
 
@@ -62,9 +68,11 @@ function lemma(word: string): string {
   return lemmatizer.lemmatizeAdjective(word);
 }
 
-function memoize(fn: (word: string) => string): (word: string) => string {
+/** The word's term, remembered; a token longer than MAX_WORD_LENGTH is its own term (and not remembered). */
+function termOf(fn: (word: string) => string): (word: string) => string {
   const cache = new Map<string, string>();
   return (word) => {
+    if (word.length > MAX_WORD_LENGTH) return word;
     let value = cache.get(word);
     if (value === undefined) {
       value = fn(word);
@@ -78,9 +86,11 @@ function memoize(fn: (word: string) => string): (word: string) => string {
 const english: Analyzer = {
   english: true,
   words: (text) => tokenize(text, ENGLISH_STOP_WORDS),
-  term: memoize((word) => (/^\p{N}+$/u.test(word) ? word : porter2(lemma(word)))),
-  related: (word) => loadWordNet().related.get(lemma(word)) ?? loadWordNet().related.get(word) ?? [],
-  isDictionaryWord: (word) => /\p{N}/u.test(word) || loadWordNet().lemmas.has(word) || loadWordNet().lemmas.has(lemma(word)),
+  term: termOf((word) => (/^\p{N}+$/u.test(word) ? word : porter2(lemma(word)))),
+  related: (word) =>
+    word.length > MAX_WORD_LENGTH ? [] : (loadWordNet().related.get(lemma(word)) ?? loadWordNet().related.get(word) ?? []),
+  isDictionaryWord: (word) =>
+    /\p{N}/u.test(word) || (word.length <= MAX_WORD_LENGTH && (loadWordNet().lemmas.has(word) || loadWordNet().lemmas.has(lemma(word)))),
 };
 
 const SNOWBALL = new Set(snowball.algorithms());
@@ -96,7 +106,7 @@ export function analyzerFor(language: string): Analyzer {
     analyzer = {
       english: false,
       words: (text) => tokenize(config === 'russian' ? text.replaceAll('ё', 'е').replaceAll('Ё', 'Е') : text, stopWords),
-      term: memoize((word) => (stemmer ? stemmer.stem(word) : word)),
+      term: termOf((word) => (stemmer ? stemmer.stem(word) : word)),
       related: () => [],
       isDictionaryWord: () => false,
     };
