@@ -99,6 +99,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * fetch, sent again once when a kept-alive connection turns out to be closed by the server before any answer (the
+ * server's idle timeout ran out while this process's event loop was blocked, e.g. by PGlite seeding a large table,
+ * so the client's own keep-alive timer had not fired yet). Nothing was read by the server on that connection.
+ */
+async function fetchOnce(target: URL, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(target, init);
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw error;
+    return fetch(target, init);
+  }
+}
+
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const ownDatabase = options.database === undefined;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-test-'));
@@ -147,7 +162,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       headers['content-type'] ??= 'application/json';
       body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     }
-    const response = await fetch(target, { method, headers, body });
+    const response = await fetchOnce(target, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     try {
