@@ -16,6 +16,7 @@ import { createHttpServer } from './http/server.ts';
 import { registerSurfaces } from './http/surfaces.ts';
 import { createKnowledgeModule } from './knowledge/module.ts';
 import { createMessagesModule } from './messages/module.ts';
+import { createMetricsModule } from './metrics/module.ts';
 import { runWorkers } from './module.ts';
 import { createOverviewModule } from './overview/module.ts';
 import { createTagsModule } from './tags/module.ts';
@@ -63,6 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tags,
       createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed }),
       createDemoModule(core, { authenticator: accounts.authenticator }),
+      createMetricsModule(core, { token: config.metricsToken, port: config.metricsPort, host: config.host }),
     ],
   });
   // Background jobs and webhook deliveries, in a process that runs workers (on close, jobs in flight finish).

@@ -33,6 +33,10 @@ export interface Config {
   knowledgeEncoder: boolean;
   /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` gives the client address (unset: the TCP peer). */
   trustProxy: string[] | undefined;
+  /** METRICS_TOKEN: `GET /metrics` on PORT with `Authorization: Bearer <token>` (unset: no /metrics on PORT). Never logged. */
+  metricsToken: string | undefined;
+  /** METRICS_PORT: a second listener on HOST serving only `GET /metrics`, without a token. */
+  metricsPort: number | undefined;
 }
 
 export interface CrmApis {
@@ -167,6 +171,15 @@ function proxies(env: Env, name: string): string[] | undefined {
   return entries;
 }
 
+/** A bearer token: visible ASCII without spaces (what an Authorization header carries as is). Never echoed. */
+function bearerToken(env: Env, name: string, minLength: number): string | undefined {
+  const raw = secret(env, name, minLength);
+  if (raw !== undefined && !/^[\x21-\x7e]+$/.test(raw)) {
+    throw new ConfigError(name, 'must be printable ASCII characters without spaces');
+  }
+  return raw;
+}
+
 function optionalPath(env: Env, name: string, cwd: string): string | undefined {
   const raw = text(env, name);
   return raw === undefined ? undefined : path.resolve(cwd, raw);
@@ -180,6 +193,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   }
   const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:'], false);
+  const metricsPort = text(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 1, 65535);
+  if (metricsPort !== undefined && metricsPort === port) {
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (both ${port})`);
+  }
   const urlHost = listenHost.includes(':') ? `[${listenHost}]` : listenHost;
   return {
     port,
@@ -207,5 +224,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     countStatementsFile: optionalPath(env, 'PARLEY_COUNT_STATEMENTS', cwd),
     knowledgeEncoder: onOff(env, 'KB_ENCODER', true),
     trustProxy: proxies(env, 'TRUST_PROXY'),
+    metricsToken: bearerToken(env, 'METRICS_TOKEN', 32),
+    metricsPort,
   };
 }

@@ -1,6 +1,7 @@
 // The pieces every feature shares, made once per app: the clock, rate-limit counters, the sealed-secrets box,
-// the channel cache, the guarded HTTP clients for user-given URLs, the job queue and file storage. Features take
-// what they use from here (see module.ts); nothing here knows a feature.
+// the channel cache, the guarded HTTP clients for user-given URLs, the job queue, file storage and the metrics
+// registry the features count into (metrics/metrics.ts). Features take what they use from here (see module.ts);
+// nothing here knows a feature.
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -15,12 +16,14 @@ import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts'
 import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSecretBox } from './lib/secret-box.ts';
+import { createAppMetrics } from './metrics/metrics.ts';
 import type { Workers } from './module.ts';
 import { createWebhookClient } from './webhooks/http-client.ts';
 import { createUrlGuard } from './webhooks/url-guard.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> & {
+  config: Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> &
+    Partial<Pick<Config, 'metricsToken' | 'metricsPort' | 'host'>> & {
     deliveryRetentionDays?: number;
     /** Messenger API base URLs (default: the real services). */
     messengerApis?: Config['messengerApis'];
@@ -142,6 +145,8 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
     jobs,
     jobWorkers,
     files: { storage: createLocalFileStorage(path.join(config.dataDir, 'files')), publicUrl: config.publicUrl },
+    /** Counters and histograms in memory, served by metrics/module.ts (GET /metrics). */
+    metrics: createAppMetrics(),
   };
 }
 

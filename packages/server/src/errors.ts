@@ -54,6 +54,8 @@ export const Errors = {
   uploadsBusy: plain(503, 'uploadsBusy', 'Too many uploads in progress; retry shortly'),
   // Operator API.
   adminUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
+  // GET /metrics with METRICS_TOKEN set.
+  metricsUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
   accountExists: plain(409, 'accountExists', 'An account with this e-mail already exists'),
   accountNotFound: plain(404, 'accountNotFound', 'Account not found'),
   apiKeyNotFound: plain(404, 'apiKeyNotFound', 'API key not found'),

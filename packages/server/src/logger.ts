@@ -19,6 +19,7 @@ export const REDACTED_PATHS = [
   '*.adminToken',
   '*.jwtSecret',
   '*.secretsKey',
+  '*.metricsToken',
   '*.databaseUrl',
   '*.redisUrl',
 ];

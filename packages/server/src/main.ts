@@ -16,11 +16,12 @@ function fail(message: string): never {
 }
 
 /**
- * Binds HOST:PORT once and lets go, before anything is written to DATA_DIR: a port in use or an address not
- * of this machine stops the start with one line naming the variable, and no data folder or operator token is
- * made for a server that never runs. (Another process may still take the port in between; listen then fails.)
+ * Binds HOST:PORT (and HOST:METRICS_PORT) once and lets go, before anything is written to DATA_DIR: a port in use
+ * or an address not of this machine stops the start with one line naming the variable, and no data folder or
+ * operator token is made for a server that never runs. (Another process may still take the port in between;
+ * listen then fails.)
  */
-async function checkListenAddress(host: string, port: number): Promise<void> {
+async function checkListenAddress(host: string, port: number, variable = 'PORT'): Promise<void> {
   const server = createServer();
   try {
     await new Promise<void>((resolve, reject) => {
@@ -30,13 +31,13 @@ async function checkListenAddress(host: string, port: number): Promise<void> {
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     const reasons: Record<string, string> = {
-      EADDRINUSE: `PORT ${port} is in use on ${host} (another process listens there); stop it or set another PORT`,
-      EACCES: `PORT ${port} on ${host} needs privileges this process lacks; set another PORT`,
+      EADDRINUSE: `${variable} ${port} is in use on ${host} (another process listens there); stop it or set another ${variable}`,
+      EACCES: `${variable} ${port} on ${host} needs privileges this process lacks; set another ${variable}`,
       EADDRNOTAVAIL: `HOST ${host} is not an address of this machine`,
       ENOTFOUND: `HOST ${host} does not resolve to an address`,
       EAI_AGAIN: `HOST ${host} does not resolve to an address`,
     };
-    fail(`Cannot start: ${(code && reasons[code]) ?? `cannot listen on HOST ${host} PORT ${port}: ${message}`}`);
+    fail(`Cannot start: ${(code && reasons[code]) ?? `cannot listen on HOST ${host} ${variable} ${port}: ${message}`}`);
   } finally {
     await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
   }
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   const logDestination = pino.destination({ dest: 1, sync: false });
   const logger = createLogger(config.logLevel, logDestination);
   await checkListenAddress(config.host, config.port);
+  if (config.metricsPort !== undefined) await checkListenAddress(config.host, config.metricsPort, 'METRICS_PORT');
 
   let releaseDataDir = () => {};
   if (!config.databaseUrl) {

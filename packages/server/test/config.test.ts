@@ -24,6 +24,8 @@ test('defaults', () => {
     countStatementsFile: undefined,
     knowledgeEncoder: true,
     trustProxy: undefined,
+    metricsToken: undefined,
+    metricsPort: undefined,
   });
 });
 
@@ -50,6 +52,8 @@ test('every variable is read', () => {
       PARLEY_COUNT_STATEMENTS: 'bench/statements.json',
       KB_ENCODER: 'off',
       TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback',
+      METRICS_TOKEN: 'm'.repeat(32),
+      METRICS_PORT: '9464',
     },
     '/',
   );
@@ -69,6 +73,8 @@ test('every variable is read', () => {
   assert.equal(config.logLevel, 'warn');
   assert.equal(config.countStatementsFile, '/bench/statements.json');
   assert.equal(config.knowledgeEncoder, false);
+  assert.equal(config.metricsToken, 'm'.repeat(32));
+  assert.equal(config.metricsPort, 9464);
   assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
 });
 
@@ -92,6 +98,12 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ TRUST_PROXY: '10.0.0.1,proxy.local' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "proxy.local")'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "10.0.0.0/33")'],
     [{ TRUST_PROXY: 'true' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "true")'],
+    [{ METRICS_TOKEN: 'short-secret' }, 'Invalid configuration: METRICS_TOKEN must be at least 32 characters long'],
+    [{ METRICS_TOKEN: 'short-secret with a space and long enough' }, 'Invalid configuration: METRICS_TOKEN must be printable ASCII characters without spaces'],
+    [{ METRICS_TOKEN: 'short-secret-but-long-enough-with-é' }, 'Invalid configuration: METRICS_TOKEN must be printable ASCII characters without spaces'],
+    [{ METRICS_PORT: '0' }, 'Invalid configuration: METRICS_PORT must be an integer from 1 to 65535 (got "0")'],
+    [{ METRICS_PORT: 'x9464' }, 'Invalid configuration: METRICS_PORT must be an integer from 1 to 65535 (got "x9464")'],
+    [{ METRICS_PORT: '3000' }, 'Invalid configuration: METRICS_PORT must differ from PORT (both 3000)'],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => {

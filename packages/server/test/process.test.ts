@@ -206,6 +206,8 @@ test('a bad configuration value stops the start with one line naming the variabl
     ['PORT', 'abc'],
     ['DATABASE_URL', 'mysql://localhost/x'],
     ['LOG_LEVEL', 'loud'],
+    ['METRICS_TOKEN', 'too-short'],
+    ['METRICS_PORT', '0'],
   ] as const) {
     const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
       cwd: root,
@@ -239,6 +241,57 @@ test('a start on a port in use stops at once, naming PORT, before any data folde
     await new Promise<void>((resolve) => occupier.close(() => resolve()));
     await rm(fresh, { recursive: true, force: true });
   }
+});
+
+test('METRICS_PORT in use stops the start at once, naming METRICS_PORT, before any data folder', async () => {
+  const occupier = createServer();
+  await new Promise<void>((resolve) => occupier.listen(0, '127.0.0.1', resolve));
+  const { port } = occupier.address() as AddressInfo;
+  const fresh = path.join(os.tmpdir(), `parley-metrics-port-in-use-${process.pid}-${port}`);
+  try {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+      cwd: root,
+      env: baseEnv({ DATA_DIR: fresh, METRICS_PORT: String(port) }),
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr.trim(), `Cannot start: METRICS_PORT ${port} is in use on 127.0.0.1 (another process listens there); stop it or set another METRICS_PORT`);
+    assert.equal(existsSync(fresh), false, 'no data folder made');
+  } finally {
+    await new Promise<void>((resolve) => occupier.close(() => resolve()));
+    await rm(fresh, { recursive: true, force: true });
+  }
+});
+
+test('METRICS_TOKEN and METRICS_PORT from the environment: /metrics on both ports, the token never in the output', { timeout: 120_000 }, async () => {
+  const fresh = await mkdtemp(path.join(os.tmpdir(), 'parley-metrics-'));
+  const token = 'metrics-token-from-the-environment-0123456789';
+  const metricsPort = await new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  // trace: the most the process ever logs.
+  const server = await startServer({ DATA_DIR: fresh, METRICS_TOKEN: token, METRICS_PORT: String(metricsPort), LOG_LEVEL: 'trace' });
+  try {
+    assert.equal((await fetch(`${server.url}/metrics`)).status, 401);
+    const withToken = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(withToken.status, 200);
+    assert.match(await withToken.text(), /^parley_messages_ingested_total\{channel_kind="custom"\} 0$/m);
+    const own = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(own.status, 200);
+    assert.match(await own.text(), /^http_request_duration_seconds_count\{method="GET",route="\/metrics",status_code="200"\} 1$/m);
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+  } finally {
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited).code, 0);
+    await rm(fresh, { recursive: true, force: true });
+  }
+  assert.ok(server.output().includes('"msg":"metrics listener started"'));
+  assert.ok(!server.output().includes(token), 'the metrics token was logged');
 });
 
 test('HOST that is no address stops the start with one line naming HOST, without a DNS wait', async () => {

@@ -16,6 +16,7 @@ import { recordEvent, type EventsCommitted } from '../events/outbox.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
+import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
 import { recordNewMessage } from '../messages/message-events.ts';
 import type { MessageRow, MessagesStore } from '../messages/messages-store.ts';
 import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
@@ -48,6 +49,8 @@ export interface AgentServiceDeps {
   eventsCommitted?: EventsCommitted;
   /** CRM syncs when the model completes the task (chats-service.ts, recordTaskStatus). */
   crmSync?: ChatsServiceDeps['crmSync'];
+  /** Each reply job that ended with a reply or a failure is counted (parley_agent_replies_total). */
+  metrics?: Pick<AppMetrics, 'agentReply'>;
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */
@@ -74,6 +77,7 @@ export function createAgentService(deps: AgentServiceDeps) {
   const { db, clock, logger, queue, engines, agentStore, replyStore, messagesStore, chatsStore, channelsStore } = deps;
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
+  const metrics = deps.metrics ?? NO_METRICS;
 
   /**
    * The plan for a customer message of the channel at `at` before its chat is known: `answer` (unless the chat is
@@ -221,6 +225,8 @@ export function createAgentService(deps: AgentServiceDeps) {
 
     /** The reply job: answers every waiting customer message of the chat at once. */
     async reply({ accountId, chatId }: { accountId: string; chatId: string }): Promise<void> {
+      const startedAt = performance.now();
+      const seconds = () => (performance.now() - startedAt) / 1000;
       const context = await replyStore.context(accountId, chatId, HISTORY);
       if (!context) return;
       const { chat, waiting, history } = context;
@@ -241,13 +247,16 @@ export function createAgentService(deps: AgentServiceDeps) {
           firstMessage: history.length === 0,
         });
       } catch (error) {
-        if (error instanceof AgentEngineError) return giveUp(chat, waiting, error);
-        throw error;
+        if (!(error instanceof AgentEngineError)) throw error;
+        await giveUp(chat, waiting, error);
+        metrics.agentReply(channel.agentEngine.kind, 'failed', seconds());
+        return;
       }
       const sent = answer.taskComplete === null && answer.text !== null
         ? await writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false)
         : await writeReplyStepByStep(accountId, chatId, waiting, answer);
       if (sent) {
+        metrics.agentReply(channel.agentEngine.kind, answer.fallback ? 'fallback' : 'answered', seconds());
         eventsCommitted();
         customerDelivery.wake();
         if (deps.crmSync) queue.wake();

@@ -41,6 +41,7 @@ export function createAgentModule(core: Core, { knowledge, customerDelivery, eve
     customerDelivery,
     eventsCommitted,
     crmSync,
+    metrics: core.metrics,
   });
   core.jobs.handle('agent.reply', (payload) => agent.reply(payload));
   return { agent, consoleRoutes: (api) => registerAgentRoutes(api, agent) } satisfies FeatureModule & Record<string, unknown>;

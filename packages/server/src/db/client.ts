@@ -244,8 +244,14 @@ function pglitePrepared(client: PGlite): PreparedQuery {
 
 /** How many statements the database runs at once for this process: PGlite one, a pool its size. */
 export function statementSlots(db: Database): number {
+  const pool = poolOf(db);
+  return pool ? pool.options.max ?? 10 : 1;
+}
+
+/** The node-postgres pool under the database; undefined on PGlite. */
+export function poolOf(db: Database): pg.Pool | undefined {
   const client = (db as unknown as { $client: unknown }).$client;
-  return client instanceof pg.Pool ? client.options.max ?? 10 : 1;
+  return client instanceof pg.Pool ? client : undefined;
 }
 
 /** Rows of a raw SQL query; PGlite and node-postgres both answer `{ rows }`. */

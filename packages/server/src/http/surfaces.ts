@@ -1,11 +1,12 @@
-// The surfaces on one origin (DESIGN.md, mount points): liveness, the OpenAPI documents, the console and the
-// public API (whose routes the features add), the web account, and each feature's surfaces of its own.
+// The surfaces on one origin (DESIGN.md, mount points): liveness and readiness, the OpenAPI documents, the console
+// and the public API (whose routes the features add), the web account, and each feature's surfaces of its own.
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleAuth } from '../accounts/console-auth.ts';
 import type { ApiKeyAuthenticator } from '../accounts/api-key-auth.ts';
 import type { Core } from '../core.ts';
+import { createReadinessCheck } from '../db/readiness.ts';
 import type { FeatureModule } from '../module.ts';
 import { consoleApi } from './console/console-plugin.ts';
 import { docs } from './docs.ts';
@@ -29,6 +30,15 @@ export async function registerSurfaces(app: FastifyInstance, core: Core, options
   app.get('/healthz', async () => {
     await db.execute('select 1');
     return counters.redisState() === 'down' ? { status: 'degraded', redis: 'down' } : { status: 'ok' };
+  });
+  // Readiness, apart from liveness: 503 while the database does not answer or lacks a migration this code expects.
+  const notReady = createReadinessCheck(db);
+  app.get('/readyz', async (request, reply) => {
+    const failure = await notReady();
+    if (!failure) return { status: 'ready' };
+    const { cause, ...check } = failure;
+    request.log.warn({ ...check, ...(cause === undefined ? {} : { err: cause }) }, 'not ready');
+    return reply.code(503).send({ status: 'not ready', ...check });
   });
   // Once for the whole app (each registration would add an `upgrade` handler of its own): the widget's live stream.
   await app.register(websocket, { options: { maxPayload: 16 * 1024 } });

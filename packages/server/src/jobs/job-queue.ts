@@ -37,6 +37,8 @@ export interface JobRun {
   attempt: number;
   lastAttempt: boolean;
 }
+export const JOB_STATES = ['queued', 'running', 'scheduled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
 export type JobHandlers = { [K in JobKind]: (payload: JobCatalog[K], run: JobRun) => Promise<void> };
 
 /** How often a kind of job is tried and how long it waits between tries (attempt = the try that failed). */
@@ -308,6 +310,22 @@ export function createJobQueue(options: JobQueueOptions) {
     handle<K extends JobKind>(kind: K, handler: JobHandlers[K], retryPolicy?: RetryPolicy): void {
       handlers[kind] = handler as Partial<JobHandlers>[K];
       if (retryPolicy) retryPolicies[kind] = retryPolicy;
+    },
+    /** The kinds this process has handlers for. */
+    kinds: (): JobKind[] => Object.keys(handlers) as JobKind[],
+    /**
+     * Jobs in the table by kind and state, every process's (the metrics' `parley_jobs`): running (leased), scheduled
+     * (due later: a retry's pause) or queued (due, waiting for a worker). One scan of the table, which holds only
+     * jobs not yet done.
+     */
+    async counts(): Promise<{ kind: string; state: JobState; count: number }[]> {
+      return queryRows(
+        db,
+        sql`SELECT kind, state, count(*)::int AS count FROM (
+              SELECT kind, CASE WHEN locked_until >= now() THEN 'running' WHEN run_at > now() THEN 'scheduled' ELSE 'queued' END AS state
+              FROM ${jobs}) j
+            GROUP BY kind, state`,
+      );
     },
     /** The NOTIFY a statement that writes jobs itself sends with them (`SELECT <this> FROM …`). */
     notifySql,

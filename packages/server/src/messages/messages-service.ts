@@ -16,6 +16,7 @@ import { fileUrl, type FileStorage, type Upload } from '../files/file-storage.ts
 import type { EventsCommitted } from '../events/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isUuid, newId } from '../lib/ids.ts';
+import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
 import { recordNewMessage } from './message-events.ts';
 import type { MessageRow, MessagesStore } from './messages-store.ts';
@@ -46,6 +47,8 @@ export interface MessagesServiceDeps {
   /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
   customerDelivery?: CustomerDelivery;
   eventsCommitted?: EventsCommitted;
+  /** Each stored message is counted (parley_messages_ingested_total). */
+  metrics?: Pick<AppMetrics, 'messageIngested'>;
 }
 
 /** Which chat a connector's message belongs to (created on the first message). */
@@ -104,6 +107,7 @@ export function createMessagesService({
   agent,
   customerDelivery = NO_CUSTOMER_DELIVERY,
   eventsCommitted = () => {},
+  metrics = NO_METRICS,
 }: MessagesServiceDeps) {
   /** The type of each file from its bytes (spec, Accepted files); one unaccepted file rejects the message. */
   async function detectAll(uploads: readonly Upload[]) {
@@ -193,7 +197,9 @@ export function createMessagesService({
     let stored = await batches.submit({ channel, incoming });
     // Its chat was not there after all (deleted with its channel meanwhile): nothing was written; again as new.
     if (stored === 'missing') stored = await batches.submit({ channel, incoming });
-    if (!stored || stored === 'missing' || incoming.role !== 'user') return undefined;
+    if (!stored || stored === 'missing') return undefined;
+    metrics.messageIngested(channel.kind);
+    if (incoming.role !== 'user') return undefined;
     eventsCommitted();
     if (stored.jobQueued) agent.wake();
     return { chat: stored.chat, message: stored.message };
@@ -243,12 +249,14 @@ export function createMessagesService({
         unread: fromCustomer,
         ...(incoming.rename !== undefined ? { dialogName: incoming.rename } : {}),
       });
-      if (!fromCustomer) return undefined; // rule 2: saved as context, sent nowhere
+      if (!fromCustomer) return { plan: 'context' as const }; // rule 2: saved as context, sent nowhere
       await recordNewMessage(tx, channelsStore, touched, message, now);
       await agent.afterCustomerMessage(tx, plan, channel, touched, now);
       return { plan, chat: touched, message };
     });
     if (!recorded) return undefined;
+    metrics.messageIngested(channel.kind);
+    if (recorded.plan === 'context') return undefined;
     eventsCommitted();
     if (recorded.plan === 'answer') agent.wake();
     if (recorded.plan === 'autoReply') customerDelivery.wake();

@@ -43,6 +43,7 @@ export function createMessagesModule(core: Core, deps: MessagesModuleDeps) {
     agent: deps.agent,
     customerDelivery: deps.customerDelivery,
     eventsCommitted: deps.eventsCommitted,
+    metrics: core.metrics,
   });
   const feedback = createFeedbackService({
     db,

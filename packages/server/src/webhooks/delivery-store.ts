@@ -12,6 +12,11 @@ export interface ClaimedDelivery {
   payload: unknown;
   webhookUrl: string | null;
   webhookSecret: string | null;
+  /**
+   * When its event was created, on this process's clock (ms since the epoch): the event's age at the claim, read on
+   * the database's clock, so the delivery lag needs no agreement between the two clocks.
+   */
+  eventCreatedAt: number;
 }
 
 export interface AttemptResult {
@@ -83,7 +88,8 @@ export function claimStatement(limit: number, lockMs: number, perChannel: number
           WHERE id = ANY(ARRAY(SELECT id FROM locked))
           RETURNING id, channel_id, attempts, event_id)
         SELECT claimed.id, claimed.channel_id AS "channelId", claimed.attempts, ${events.payload} AS payload,
-               ${channels.webhookUrl} AS "webhookUrl", ${channels.webhookSecret} AS "webhookSecret"
+               ${channels.webhookUrl} AS "webhookUrl", ${channels.webhookSecret} AS "webhookSecret",
+               (extract(epoch FROM now() - ${events.createdAt}) * 1000)::float8 AS "eventAgeMs"
         FROM claimed
         JOIN ${events} ON ${events.id} = claimed.event_id
         JOIN ${channels} ON ${channels.id} = claimed.channel_id`;
@@ -96,7 +102,12 @@ export function createDeliveryStore(db: Database) {
      * `claimStatement`).
      */
     async claim(limit: number, lockMs: number, perChannel: number, busy: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
-      return queryRows<ClaimedDelivery>(db, claimStatement(limit, lockMs, perChannel, busy));
+      const rows = await queryRows<Omit<ClaimedDelivery, 'eventCreatedAt'> & { eventAgeMs: number }>(
+        db,
+        claimStatement(limit, lockMs, perChannel, busy),
+      );
+      const now = Date.now();
+      return rows.map(({ eventAgeMs, ...delivery }) => ({ ...delivery, eventCreatedAt: now - eventAgeMs }));
     },
 
     /** Extends the leases of claimed deliveries whose attempts are not recorded yet (the worker's heartbeat). */

@@ -8,6 +8,7 @@ import type { WebhookClient } from './http-client.ts';
 import { signatureHeaders } from './signing.ts';
 import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
+import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
 
 export interface DeliveryWorkerOptions {
   store: DeliveryStore;
@@ -27,6 +28,8 @@ export interface DeliveryWorkerOptions {
   ownsDatabase?: boolean;
   /** Delivered rows older than this are pruned (hourly). */
   retentionMs?: number;
+  /** Each recorded attempt is counted, and a delivered one's lag observed (parley_webhook_deliveries_total). */
+  metrics?: Pick<AppMetrics, 'webhookAttempt'>;
 }
 
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -74,6 +77,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let prune: NodeJS.Timeout | undefined;
   const tasks = new Set<Promise<void>>();
   const recorder = createRecorder(store, logger);
+  const metrics = options.metrics ?? NO_METRICS;
 
   /** One attempt over HTTP; what it gives is recorded afterwards. */
   async function send(delivery: ClaimedDelivery): Promise<RecordedAttempt> {
@@ -117,6 +121,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     await recorder.record(attempt);
     const { delivery, result, endedAt } = attempt;
     const outcome = outcomeOf(delivery, result);
+    if (outcome === 'delivered') metrics.webhookAttempt('delivered', (endedAt - delivery.eventCreatedAt) / 1000);
+    else metrics.webhookAttempt(outcome === 'retry' ? 'retried' : 'failed');
     if (outcome === 'failed') logger.warn({ deliveryId: delivery.id, channelId: delivery.channelId }, 'webhook delivery failed');
     if (outcome === 'retry') wakeIn(endedAt + (RETRY_PAUSES_MS[delivery.attempts] ?? 0) - Date.now());
   }

@@ -18,6 +18,7 @@ export function createWebhooksModule(core: Core, options: { deliveryPollMs?: num
     ownsDatabase: core.ownsDatabase,
     ...(options.deliveryPollMs !== undefined ? { pollMs: options.deliveryPollMs } : {}),
     retentionMs: (options.retentionDays ?? 7) * 24 * 60 * 60_000,
+    metrics: core.metrics,
   });
   const wake = () => worker.wake();
   // A redelivery from the console sends no NOTIFY.

@@ -88,6 +88,10 @@ export interface TestAppOptions {
    * load (about a second and +110 MB).
    */
   knowledgeEncoder?: boolean;
+  /** METRICS_TOKEN: GET /metrics on the app's port behind this bearer token. */
+  metricsToken?: string;
+  /** METRICS_PORT: a second listener on 127.0.0.1 serving only /metrics. */
+  metricsPort?: number;
 }
 
 /** A port that was free a moment ago (for apps that must know their address before they listen). */
@@ -139,6 +143,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ...(options.messengerApis ? { messengerApis: options.messengerApis } : {}),
       ...(options.crmApis ? { crmApis: options.crmApis } : {}),
       knowledgeEncoder: options.knowledgeEncoder ?? false,
+      metricsToken: options.metricsToken,
+      metricsPort: options.metricsPort,
+      host: '127.0.0.1',
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),
