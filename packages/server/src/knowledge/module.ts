@@ -52,6 +52,7 @@ export function createKnowledgeModule(core: Core, options: { encoder?: boolean; 
   jobs.handle('knowledge.parseDocument', (payload, run) => documents.parse(payload, run));
   const retriever = createRetriever({
     store,
+    loadPassages: (knowledgeBaseId) => documentsStore.loadPassageRows(knowledgeBaseId),
     embed: sentenceEncoder ? cachedTextEmbedding(sentenceEncoder) : undefined,
     embedWith: cachedProviderEmbedding(embeddingsClient),
     onEmbedError: (knowledgeBaseId, error) =>
@@ -65,6 +66,12 @@ export function createKnowledgeModule(core: Core, options: { encoder?: boolean; 
       urlGuard: core.urlGuard,
       entryWritten: (knowledgeBaseId: string, entryId: string) =>
         jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
+      // A provider changed: the documents' passages are embedded again too.
+      providerChanged: async (knowledgeBaseId: string) => {
+        for (const documentId of await createDocumentsStore(executor).readyDocumentIdsOf(knowledgeBaseId)) {
+          await queueDocumentVectors(executor, knowledgeBaseId, documentId);
+        }
+      },
     });
   const knowledge = serviceOf(db);
 
