@@ -217,8 +217,8 @@ async function docxBlocks(bytes: Uint8Array): Promise<Block[]> {
 
 // --- HTML ----------------------------------------------------------------------------------------------------
 
-/** Elements whose content is no text of the page. */
-const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'head', 'title', 'iframe', 'object', 'select', 'button']);
+/** Elements whose content is no text of the page (a site's navigation included). */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'head', 'title', 'iframe', 'object', 'select', 'button', 'nav']);
 /** Elements that end a paragraph where they open and close. */
 const BREAKS = new Set([
   'p', 'div', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'tr', 'table', 'section', 'article', 'main', 'aside', 'header', 'footer', 'nav',
