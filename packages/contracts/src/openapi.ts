@@ -119,25 +119,41 @@ function parameters(schema: TSchema | undefined, location: 'query' | 'path'): Js
 
 function requestBody(contract: RouteContract): JsonObject | undefined {
   const body = contract.schema.body;
-  if (!body) return undefined;
+  const files = contract.files;
+  // A route that takes a file and no fields: the multipart body alone, its file required.
+  if (!body) {
+    if (!files || !contract.consumes?.includes('multipart/form-data')) return undefined;
+    const field = files.field ?? 'files';
+    return {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: { type: 'object', required: [field], properties: { [field]: fileSchema(files) } },
+          encoding: { [field]: { contentType: files.contentTypes.join(', ') } },
+        },
+      },
+    };
+  }
   const schema = toOpenApiSchema(body) as JsonObject;
   const content: JsonObject = { 'application/json': { schema } };
   for (const type of contract.consumes ?? []) {
     if (type !== 'multipart/form-data') continue;
     const properties = (schema.properties ?? {}) as JsonObject;
-    const files = contract.files;
-    const filesSchema: JsonObject = { type: 'array', items: { type: 'string', format: 'binary' } };
-    if (files) {
-      filesSchema.maxItems = files.maxFiles;
-      filesSchema.description = files.description;
-    }
+    const field = files?.field ?? 'files';
+    const filesSchema: JsonObject = files ? fileSchema(files) : { type: 'array', items: { type: 'string', format: 'binary' } };
     content[type] = {
-      schema: { ...schema, properties: { ...properties, files: filesSchema } },
+      schema: { ...schema, properties: { ...properties, [field]: filesSchema } },
       // The accepted types, as OpenAPI 3.0 says which content types a multipart part may have.
-      ...(files ? { encoding: { files: { contentType: files.contentTypes.join(', ') } } } : {}),
+      ...(files ? { encoding: { [field]: { contentType: files.contentTypes.join(', ') } } } : {}),
     };
   }
   return { required: contract.bodyOptional !== true, content };
+}
+
+/** One binary part when a single file is taken, else an array of them. */
+function fileSchema(files: NonNullable<RouteContract['files']>): JsonObject {
+  if (files.maxFiles === 1) return { type: 'string', format: 'binary', description: files.description };
+  return { type: 'array', items: { type: 'string', format: 'binary' }, maxItems: files.maxFiles, description: files.description };
 }
 
 function headerObject(header: ResponseHeader): JsonObject {

@@ -29,8 +29,12 @@ export interface RouteContract {
   readonly anonymous?: boolean;
   /** The body may be omitted altogether (it is then taken as `{}`). */
   readonly bodyOptional?: boolean;
-  /** Files a multipart request may carry (the `files` part), as the documents describe them. */
+  /**
+   * Files a multipart request may carry, as the documents describe them: the part `field` (default `files`); a route
+   * without a body schema takes nothing but the file (multipart alone).
+   */
   readonly files?: {
+    readonly field?: string;
     readonly maxFiles: number;
     readonly contentTypes: readonly string[];
     readonly description: string;

@@ -84,6 +84,12 @@ export const Errors = {
   knowledgeBaseNotFound: plain(404, 'knowledgeBaseNotFound', 'Knowledge base not found'),
   knowledgeBaseRefNotFound: plain(400, 'knowledgeBaseRefNotFound', 'knowledgeBaseId: knowledge base not found'),
   entryNotFound: plain(404, 'entryNotFound', 'Entry not found'),
+  documentNotFound: plain(404, 'documentNotFound', 'Document not found'),
+  documentTooLarge: plain(413, 'documentTooLarge', 'File too large: at most 20 MB'),
+  documentFileMissing: plain(400, 'documentFileMissing', 'file: send one file in the multipart/form-data field "file"'),
+  tooManyDocumentFiles: plain(400, 'tooManyDocumentFiles', 'One file per upload, in the field "file"'),
+  documentTypeNotAccepted: (name: string, accepted: string) =>
+    new DomainError(400, `File type not accepted: ${name}. Accepted: ${accepted}`, 'default', 'documentTypeNotAccepted', { name, accepted }),
   agentEngineFailed: (reason: string) =>
     new DomainError(502, `The agent engine failed: ${reason}`, 'default', 'agentEngineFailed', { reason }),
   invalidTimeZone: (timeZone: string) =>

@@ -344,9 +344,9 @@ describe('the console test chat', () => {
     const s = await setUp(env.t, env.receiver, { disableAgentResponses: true, settings: { greeting: 'Hello from Parley Shop!' } });
     const test1 = await env.t.console(s.user.token, 'POST', `/chat/test/${s.channelId}/`, { body: { text: 'how long does shipping take' } });
     assert.equal(test1.status, 200);
-    assert.deepEqual(test1.body, { reply: 'Shipping takes 3 to 5 business days.', taskComplete: false, summary: null });
+    assert.deepEqual(test1.body, { reply: 'Shipping takes 3 to 5 business days.', taskComplete: false, summary: null, passages: [] });
     const greeting = await env.t.console(s.user.token, 'POST', `/chat/test/${s.channelId}/`, { body: { text: 'Tell me a joke' } });
-    assert.deepEqual(greeting.body, { reply: 'Hello from Parley Shop!', taskComplete: false, summary: null });
+    assert.deepEqual(greeting.body, { reply: 'Hello from Parley Shop!', taskComplete: false, summary: null, passages: [] });
     const list = await env.t.api(s.user.key, '/chats/chat');
     assert.deepEqual(list.body, { chats: [], count: 0 });
     assert.deepEqual(await eventsOf(env.t.database.db, s.channelId), []);

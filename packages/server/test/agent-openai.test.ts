@@ -439,12 +439,12 @@ describe('openai-compatible engine', { concurrency: true }, () => {
     const testChat = (text: string) => t.console(s.user.token, 'POST', `/chat/test/${s.channelId}/`, { body: { text } });
     const plain = await testChat('Hi');
     assert.equal(plain.status, 200, plain.text);
-    assert.deepEqual(plain.body, { reply: 'Hello! How can I help you?', taskComplete: false, summary: null });
+    assert.deepEqual(plain.body, { reply: 'Hello! How can I help you?', taskComplete: false, summary: null, passages: [] });
     assert.deepEqual(bodyOf(s.fake.requests[0]).messages.slice(1), [{ role: 'user', content: 'Hi' }]);
     assert.equal(s.fake.requests[0]?.headers.authorization, `Bearer ${API_KEY}`);
     const booked = await testChat('A table for two at 8, please');
     assert.equal(booked.status, 200, booked.text);
-    assert.deepEqual(booked.body, { reply: 'Booked!', taskComplete: true, summary: 'The customer booked a table.' });
+    assert.deepEqual(booked.body, { reply: 'Booked!', taskComplete: true, summary: 'The customer booked a table.', passages: [] });
     assert.equal(s.fake.requests.length, 3);
     assert.equal(bodyOf(s.fake.requests[2]).tool_choice, 'none');
 

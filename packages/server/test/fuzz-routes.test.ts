@@ -98,7 +98,7 @@ test('no documented route answers 5xx to hostile input', async () => {
   const failures: string[] = [];
   let sent = 0;
   /** `expected`: the exact answer due; otherwise anything but a 5xx. */
-  const send = async (label: string, method: string, path: string, body?: string, contentType = 'application/json', expected?: unknown) => {
+  const send = async (label: string, method: string, path: string, body?: string | Uint8Array, contentType = 'application/json', expected?: unknown) => {
     sent += 1;
     const headers: Record<string, string> = { ...headersFor(path) };
     if (body !== undefined) headers['content-type'] = contentType;
@@ -168,6 +168,21 @@ test('no documented route answers 5xx to hostile input', async () => {
           await send('multipart no boundary', method, good, '--x\r\n\r\n', 'multipart/form-data');
           await send('multipart unclosed', method, good, '--b\r\nContent-Disposition: form-data; name="text"\r\n\r\nhi', 'multipart/form-data; boundary=b');
           await send('multipart NUL name', method, good, '--b\r\nContent-Disposition: form-data; name="a\u0000"\r\n\r\nhi\r\n--b--\r\n', 'multipart/form-data; boundary=b');
+          // A file part under every file field (knowledge-base documents: `file`), with hostile file names as raw bytes.
+          const fileFields = Object.entries(resolve(doc, form.schema)?.properties ?? {}).filter(
+            ([, property]) => property.format === 'binary' || property.items?.format === 'binary',
+          );
+          for (const [field] of fileFields) {
+            for (const name of [Buffer.from('a\u0000b.md'), Buffer.from([0xed, 0xa0, 0x80, 0x2e, 0x6d, 0x64]), Buffer.from([0xff, 0xfe]), Buffer.from(`${LONG.slice(0, 5000)}.md`), Buffer.from('')]) {
+              const part = Buffer.concat([
+                Buffer.from(`--b\r\nContent-Disposition: form-data; name="${field}"; filename="`),
+                name,
+                Buffer.from('"\r\nContent-Type: text/markdown\r\n\r\n# Fuzz\r\n\r\ntext\r\n--b--\r\n'),
+              ]);
+              await send(`multipart ${field} file name ${name.toString('hex').slice(0, 12)}`, method, good, part, 'multipart/form-data; boundary=b');
+            }
+            await send(`multipart ${field} empty file`, method, good, `--b\r\nContent-Disposition: form-data; name="${field}"; filename="e.md"\r\n\r\n\r\n--b--\r\n`, 'multipart/form-data; boundary=b');
+          }
         }
       }
     }

@@ -49,6 +49,8 @@ function recording(ran: string[], options: { failFirst?: boolean; ms?: number } 
   return {
     'crm.sync': async () => {},
     'knowledge.embed': async () => {},
+    'knowledge.parseDocument': async () => {},
+    'knowledge.embedDocument': async () => {},
     'agent.reply': async ({ chatId }) => {
       if (options.ms) await new Promise((resolve) => setTimeout(resolve, options.ms));
       ran.push(chatId);

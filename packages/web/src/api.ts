@@ -19,7 +19,12 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+/** `body` goes as JSON; `form` as multipart/form-data (a file upload), its boundary set by the browser. */
+export async function api<T>(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  options: { body?: unknown; query?: Query; form?: FormData } = {},
+): Promise<T> {
   const url = new URL(`/console/v1${path}`, location.origin);
   for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
   const headers: Record<string, string> = { 'x-requested-with': 'parley', userlang: currentLang() };
@@ -28,7 +33,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: st
     method,
     headers,
     credentials: 'same-origin',
-    body: options.body === undefined ? null : JSON.stringify(options.body),
+    body: options.form ?? (options.body === undefined ? null : JSON.stringify(options.body)),
   });
   const text = await response.text();
   let body: unknown;

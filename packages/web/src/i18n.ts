@@ -6,6 +6,16 @@ export type Lang = 'en' | 'ru';
 const STORAGE_KEY = 'parley.lang';
 
 const ru: Record<string, string> = {
+  Documents: 'Документы',
+  'Drop PDF, DOCX, Markdown, text or HTML files here (up to 20 MB each), or pick them.':
+    'Перетащите сюда файлы PDF, DOCX, Markdown, текст или HTML (до 20 МБ каждый) или выберите их.',
+  'Upload document': 'Загрузить документ',
+  Uploading: 'Загружается',
+  'Processing…': 'Обрабатывается…',
+  Ready: 'Готов',
+  Failed: 'Ошибка',
+  passages: 'фрагментов',
+  'Passages given to the agent': 'Фрагменты, переданные агенту',
   'stored (leave empty to keep)': 'сохранён (оставьте пустым, чтобы не менять)',
   'Optional: an OpenAI-compatible embeddings server instead of the built-in encoder.': 'Необязательно: OpenAI-совместимый сервер эмбеддингов вместо встроенного кодировщика.',
   Email: 'Эл. почта',

@@ -15,6 +15,14 @@ export const AgentFailure = object({
 });
 export type AgentFailure = Static<typeof AgentFailure>;
 
+/** A document passage the agent was given with the question (openai-compatible engine). */
+export const GivenPassage = object({
+  document: Type.String({ description: 'the name of the document it comes from' }),
+  headingPath: Type.Array(Type.String(), { description: 'the headings above it, outermost first' }),
+  text: Type.String(),
+});
+export type GivenPassage = Static<typeof GivenPassage>;
+
 export const agentRoutes = {
   testAgent: route({
     method: 'POST',
@@ -23,7 +31,8 @@ export const agentRoutes = {
     summary: "The channel's agent answers a message; no chat is stored and no event is sent",
     description:
       'Working hours, **Disable agent responses** and `settings.isActive` do not apply: this is how the agent would answer. ' +
-      '`taskComplete` says whether it would fire the task trigger. 502 when the model server fails.',
+      '`taskComplete` says whether it would fire the task trigger; `passages`, which document passages the model was given ' +
+      '(none for the knowledge-base engine, which answers with entries alone). 502 when the model server fails.',
     tags: ['Agent'],
     schema: {
       params: object({ channelId: Type.String({ minLength: 1, maxLength: 200 }) }),
@@ -33,6 +42,7 @@ export const agentRoutes = {
           reply: nullable(Type.String()),
           taskComplete: Type.Boolean(),
           summary: nullable(Type.String()),
+          passages: Type.Array(GivenPassage),
         }),
         ...ConsoleErrors,
         502: ErrorBody,

@@ -4,6 +4,7 @@ import { authRoutes } from './auth.ts';
 import { channelKindRoutes, channelRoutes } from './channels.ts';
 import { crmRoutes } from './crm.ts';
 import { deliveryRoutes } from './deliveries.ts';
+import { documentRoutes } from './documents.ts';
 import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
 import { overviewRoutes } from './overview.ts';
@@ -15,6 +16,7 @@ export * from './channels.ts';
 export * from './common.ts';
 export * from './crm.ts';
 export * from './deliveries.ts';
+export * from './documents.ts';
 export * from './inbox.ts';
 export * from './knowledge.ts';
 export * from './overview.ts';
@@ -26,6 +28,7 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(channelKindRoutes).flatMap((kind) => [kind.connect, kind.update]),
   ...Object.values(channelRoutes),
   ...Object.values(knowledgeRoutes),
+  ...Object.values(documentRoutes),
   ...Object.values(inboxRoutes),
   ...Object.values(deliveryRoutes),
   ...Object.values(agentRoutes),

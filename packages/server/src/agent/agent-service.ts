@@ -275,7 +275,12 @@ export function createAgentService(deps: AgentServiceDeps) {
           pending: [{ role: 'user', text, attachments: [] }],
           firstMessage: true,
         });
-        return { reply: answer.text, taskComplete: answer.taskComplete !== null, summary: answer.taskComplete?.summary ?? null };
+        return {
+          reply: answer.text,
+          taskComplete: answer.taskComplete !== null,
+          summary: answer.taskComplete?.summary ?? null,
+          passages: answer.passages ?? [],
+        };
       } catch (error) {
         if (error instanceof AgentEngineError) throw Errors.agentEngineFailed(error.message);
         throw error;

@@ -1,6 +1,6 @@
 // The one interface every agent engine implements (DESIGN.md, Agent engines): given a chat's recent messages and
 // the customer's messages waiting for an answer, say what to reply and whether the task is complete.
-import type { AgentSettings } from '@parley/contracts';
+import type { AgentSettings, GivenPassage } from '@parley/contracts';
 import type { StoredAgentEngine, StoredAttachment } from '../db/schema.ts';
 
 export interface AgentMessage {
@@ -35,6 +35,8 @@ export interface AgentAnswer {
   taskComplete: { summary: string | null } | null;
   /** The engine had no answer and sent its fallback sentence (counted in the console's overview). */
   fallback?: boolean;
+  /** The document passages the model was given with the question (the console's `Try the agent` shows them). */
+  passages?: GivenPassage[];
 }
 
 export interface AgentEngine {

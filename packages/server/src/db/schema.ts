@@ -159,6 +159,63 @@ export const knowledgeEntries = pgTable(
   ],
 );
 
+/** A file uploaded to a knowledge base (PDF, DOCX, Markdown, plain text, HTML), parsed into passages by a job. */
+export const knowledgeDocuments = pgTable(
+  'knowledge_documents',
+  {
+    id: uuid('id').primaryKey(),
+    knowledgeBaseId: uuid('knowledge_base_id')
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    /** The file name as uploaded (cleaned): a later upload of the same name replaces this document. */
+    name: text('name').notNull(),
+    /** What the upload claimed to be (its extension): `pdf`, `docx`, `markdown`, `text` or `html`. */
+    kind: text('kind').notNull(),
+    /** `processing` until the parse job ends, then `ready` or `failed` (with `error`). */
+    status: text('status').notNull().default('processing'),
+    error: text('error'),
+    /** The uploaded file in the file store while it waits for the parse job; null once parsed. */
+    fileKey: text('file_key'),
+    size: integer('size').notNull(),
+    passageCount: integer('passage_count').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('knowledge_documents_base_name_idx').on(t.knowledgeBaseId, t.name),
+    check('knowledge_documents_kind_check', sql`${t.kind} in ('pdf', 'docx', 'markdown', 'text', 'html')`),
+    check('knowledge_documents_status_check', sql`${t.status} in ('processing', 'ready', 'failed')`),
+  ],
+);
+
+/** A bounded piece of a document's text under one heading path: retrieved like an entry, given to the model. */
+export const knowledgePassages = pgTable(
+  'knowledge_passages',
+  {
+    id: uuid('id').primaryKey(),
+    documentId: uuid('document_id')
+      .notNull()
+      .references(() => knowledgeDocuments.id, { onDelete: 'cascade' }),
+    /** The document's base (loaded with its entries into one index). */
+    knowledgeBaseId: uuid('knowledge_base_id')
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    /** Order in the document, from 0. */
+    position: integer('position').notNull(),
+    /** The headings above the passage, outermost first. */
+    headingPath: text('heading_path').array().notNull().default(sql`'{}'::text[]`),
+    text: text('text').notNull(),
+    /** Sentence vectors of the heading path and of the passage (with its headings), null until computed (a job). */
+    headingVector: real('heading_vector').array(),
+    textVector: real('text_vector').array(),
+    vectorsModel: text('vectors_model'),
+  },
+  (t) => [
+    index('knowledge_passages_base_idx').on(t.knowledgeBaseId),
+    uniqueIndex('knowledge_passages_document_position_key').on(t.documentId, t.position),
+  ],
+);
+
 export const channels = pgTable(
   'channels',
   {

@@ -30,6 +30,8 @@ export interface FileStorage {
   putFile(source: string, meta: { contentType: string; name: string }): Promise<StoredFile>;
   /** Undefined for a key that is malformed or unknown; throws only when the store itself fails. */
   open(key: string): Promise<OpenedFile | undefined>;
+  /** Deletes a file (an unknown key is nothing to do): a knowledge-base document's upload once parsed or deleted. */
+  remove(key: string): Promise<void>;
 }
 
 /** 24 random bytes (192 bits) make exactly 32 base64url characters, no padding. */
@@ -136,6 +138,16 @@ export function createLocalFileStorage(dir: string): FileStorage {
       return stored;
     },
 
+    async remove(key) {
+      if (!isFileKey(key)) return;
+      // The sidecar first: from then on the key is served no more, whatever becomes of the bytes.
+      for (const target of [sidecarPath(key), dataPath(key)]) {
+        await unlink(target).catch((error: unknown) => {
+          if (!isMissing(error)) throw error;
+        });
+      }
+    },
+
     async open(key) {
       if (!isFileKey(key)) return undefined; // before any path is built: no traversal, no odd names
       const sidecar = await readSidecar(key);
@@ -167,4 +179,4 @@ export function fileUrl(publicUrl: string, file: StoredFile): string {
  * A file received with a message, before its type is known: in memory (small files fetched from a messenger), or
  * streamed to `path` (uploads; see http/public/uploads.ts), never more than one file of either kind at 10 MB.
  */
-export type Upload = { name: string; bytes: Buffer } | { name: string; path: string; size: number };
+export type Upload = { name: string; bytes: Buffer } | { name: string; path: string; size: number; contentType?: string };

@@ -30,6 +30,10 @@ export interface JobCatalog {
   'crm.sync': { accountId: string; connectionId: string; chatId: string };
   /** Sentence vectors of a knowledge-base entry whose text was written (knowledge/entry-vectors.ts; keyed by entry). */
   'knowledge.embed': { knowledgeBaseId: string; entryId: string };
+  /** An uploaded knowledge-base document is parsed into passages (knowledge/documents/documents-service.ts; keyed by document). */
+  'knowledge.parseDocument': { knowledgeBaseId: string; documentId: string };
+  /** Sentence vectors of a document's passages (knowledge/documents/passage-vectors.ts; keyed by document). */
+  'knowledge.embedDocument': { knowledgeBaseId: string; documentId: string };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */

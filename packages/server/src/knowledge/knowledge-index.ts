@@ -1,12 +1,16 @@
 // A knowledge base held in memory for retrieval: each entry's terms per field (question with synonyms, answer),
 // the base's statistics (entries, document frequencies, mean length) and vocabulary, and the entries' sentence
 // vectors. Built from the stored rows when the base's `entries_version` changes (every entry write bumps it), so
-// a question costs no statistics query and no database scan (retrieval.ts).
+// a question costs no statistics query and no database scan (retrieval.ts). The passages of the base's documents
+// are indexed the same way beside the entries (their heading path as the question, their text as the answer),
+// with statistics of their own: documents never change how entries rank.
 import { analyzerFor, type Analyzer } from './lexicon/analyzer.ts';
+import { headingLine } from './documents/passages.ts';
 import { questionKey } from './normalize.ts';
 
 export interface IndexRow {
   id: string;
+  source?: IndexedEntry['source'];
   question: string;
   synonyms: string[];
   answer: string;
@@ -36,6 +40,8 @@ export interface IndexedEntry {
    * as embedding the question and answer as one text (docs/decisions.md, "Knowledge-base retrieval").
    */
   wholeVector: Float32Array | null;
+  /** A document passage's source: the document's name and the headings above the passage. */
+  source?: { document: string; headingPath: string[] };
 }
 
 export interface KnowledgeIndex {
@@ -87,11 +93,37 @@ function wholeVector(questionVectors: readonly Float32Array[], answerVector: Flo
   return normalized(sum);
 }
 
+/** A document passage as a row of the index (`buildIndex(…, { passages: true })`). */
+export function passageIndexRow(row: {
+  id: string;
+  documentName: string;
+  headingPath: string[];
+  text: string;
+  headingVector: number[] | null;
+  textVector: number[] | null;
+  vectorsModel: string | null;
+}): IndexRow {
+  const source = { document: row.documentName, headingPath: row.headingPath };
+  return {
+    id: row.id,
+    source,
+    question: headingLine(source),
+    synonyms: [],
+    answer: row.text,
+    keys: [],
+    updatedAt: new Date(0),
+    questionVectors: row.headingVector,
+    answerVector: row.textVector,
+    vectorsModel: row.vectorsModel,
+  };
+}
+
 /**
  * The index of a base's rows. With `model`, only vectors that model computed are kept (the base's provider changed
- * and its entries are being embedded again): vectors of different models are never compared.
+ * and its entries are being embedded again): vectors of different models are never compared. With `passages`, the
+ * rows are document passages: no exact match, and passages under the same headings are all kept.
  */
-export function buildIndex(language: string, rows: readonly IndexRow[], model?: string): KnowledgeIndex {
+export function buildIndex(language: string, rows: readonly IndexRow[], model?: string, options: { passages?: boolean } = {}): KnowledgeIndex {
   const analyzer = analyzerFor(language);
   const newest = (a: IndexRow, b: IndexRow) => b.updatedAt.getTime() - a.updatedAt.getTime() || (a.id < b.id ? 1 : -1);
   const current = (row: IndexRow): IndexRow =>
@@ -112,6 +144,7 @@ export function buildIndex(language: string, rows: readonly IndexRow[], model?: 
     const questionVectors = vectors(row.questionVectors, dimensions);
     const answerVector = row.answerVector && row.answerVector.length === dimensions ? normalized(row.answerVector) : null;
     const entry: IndexedEntry = {
+      ...(row.source ? { source: row.source } : {}),
       id: row.id,
       question: row.question,
       answer: row.answer,
@@ -122,10 +155,12 @@ export function buildIndex(language: string, rows: readonly IndexRow[], model?: 
       answerVector,
       wholeVector: wholeVector(questionVectors, answerVector),
     };
-    for (const key of row.keys) if (!byKey.has(key)) byKey.set(key, entry);
-    const question = row.keys[0] ?? questionKey(row.question);
-    if (questionsSeen.has(question)) continue;
-    questionsSeen.add(question);
+    if (!options.passages) {
+      for (const key of row.keys) if (!byKey.has(key)) byKey.set(key, entry);
+      const question = row.keys[0] ?? questionKey(row.question);
+      if (questionsSeen.has(question)) continue;
+      questionsSeen.add(question);
+    }
     entries.push(entry);
     totalLength += length;
     for (const term of new Set([...asked.keys(), ...answered.keys()])) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);

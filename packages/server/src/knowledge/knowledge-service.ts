@@ -18,6 +18,8 @@ export interface KnowledgeServiceDeps {
    * computed (enqueues `knowledge.embed`).
    */
   entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
+  /** The base's embeddings provider changed: its documents' passages are to be embedded again. */
+  providerChanged?: (knowledgeBaseId: string) => Promise<void>;
   /** Checks a provider's base URL as saved (scheme, credentials, private networks). */
   urlGuard: Pick<UrlGuard, 'check'>;
 }
@@ -61,7 +63,7 @@ function toEntry(row: EntryRow): KnowledgeEntry {
   };
 }
 
-export function createKnowledgeService({ store, clock, entryWritten, urlGuard }: KnowledgeServiceDeps) {
+export function createKnowledgeService({ store, clock, entryWritten, providerChanged, urlGuard }: KnowledgeServiceDeps) {
   /**
    * The provider to store for the input (null: none). Its URL goes through the private-network guard; an omitted
    * key keeps the stored one only when the URL is unchanged, so a key is never sent to another server.
@@ -77,8 +79,9 @@ export function createKnowledgeService({ store, clock, entryWritten, urlGuard }:
     return { baseUrl: input.baseUrl, model: input.model, apiKey };
   }
 
-  /** Queues the vectors of every entry of the base (its provider changed). */
+  /** Queues the vectors of every entry and document of the base (its provider changed). */
   async function reembed(knowledgeBaseId: string): Promise<void> {
+    await providerChanged?.(knowledgeBaseId);
     if (!entryWritten) return;
     for (const entryId of await store.entryIdsOf(knowledgeBaseId)) await entryWritten(knowledgeBaseId, entryId);
   }

@@ -1,19 +1,26 @@
 // Knowledge bases: entries and their vectors (the built-in sentence encoder, or a base's embeddings provider),
-// the retriever both agent engines answer from, and the console's knowledge-base routes.
+// documents parsed into passages (in bounded worker threads) and their vectors, the retriever both agent
+// engines answer from, and the console's knowledge-base and document routes.
 import type { Core } from '../core.ts';
 import type { Executor } from '../db/client.ts';
+import { registerDocumentRoutes } from '../http/console/documents-routes.ts';
 import { registerKnowledgeRoutes } from '../http/console/knowledge-routes.ts';
 import type { FeatureModule } from '../module.ts';
+import { createDocumentParser, type DocumentParserOptions } from './documents/document-parser.ts';
+import { createDocumentsService } from './documents/documents-service.ts';
+import { createDocumentsStore } from './documents/documents-store.ts';
+import { createPassageVectors } from './documents/passage-vectors.ts';
 import { cachedProviderEmbedding, createEmbeddingsClient } from './embeddings-client.ts';
-import { cachedTextEmbedding, createSentenceEncoder } from './encoder/sentence-encoder.ts';
+import { BUILT_IN_MODEL, cachedTextEmbedding, createSentenceEncoder } from './encoder/sentence-encoder.ts';
 import { createEntryVectors } from './entry-vectors.ts';
 import { createKnowledgeService } from './knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge-store.ts';
 import { createRetriever } from './retrieval.ts';
 
-export function createKnowledgeModule(core: Core, options: { encoder?: boolean }) {
+export function createKnowledgeModule(core: Core, options: { encoder?: boolean; documentParser?: DocumentParserOptions }) {
   const { app, db, jobs, logger } = core;
   const store = createKnowledgeStore(db, core.secretBox);
+  const documentsStore = createDocumentsStore(db);
   // English bases: a worker thread loads the encoder on first use (KB_ENCODER=off: words only).
   const sentenceEncoder = (options.encoder ?? true) ? createSentenceEncoder() : undefined;
   if (sentenceEncoder) app.addHook('onClose', () => sentenceEncoder.close());
@@ -24,8 +31,28 @@ export function createKnowledgeModule(core: Core, options: { encoder?: boolean }
   jobs.handle('knowledge.embed', async ({ knowledgeBaseId, entryId }) => {
     await entryVectors.embedEntry(knowledgeBaseId, entryId);
   });
+  const passageVectors = createPassageVectors({ documents: documentsStore, knowledge: store, encoder: sentenceEncoder, embeddings: embeddingsClient });
+  jobs.handle('knowledge.embedDocument', async ({ knowledgeBaseId, documentId }) => {
+    await passageVectors.embedDocument(knowledgeBaseId, documentId);
+  });
+  const queueDocumentVectors = (executor: Executor, knowledgeBaseId: string, documentId: string) =>
+    jobs.enqueue(executor, 'knowledge.embedDocument', { knowledgeBaseId, documentId }, { key: `knowledge.embedDocument:${documentId}` });
+  const documentParser = createDocumentParser(options.documentParser);
+  app.addHook('onClose', () => documentParser.close());
+  const documents = createDocumentsService({
+    db,
+    storeOf: createDocumentsStore,
+    knowledgeStoreOf: (executor) => createKnowledgeStore(executor, core.secretBox),
+    files: core.files.storage,
+    jobs,
+    parser: documentParser,
+    clock: core.clock,
+    logger,
+  });
+  jobs.handle('knowledge.parseDocument', (payload, run) => documents.parse(payload, run));
   const retriever = createRetriever({
     store,
+    loadPassages: (knowledgeBaseId) => documentsStore.loadPassageRows(knowledgeBaseId),
     embed: sentenceEncoder ? cachedTextEmbedding(sentenceEncoder) : undefined,
     embedWith: cachedProviderEmbedding(embeddingsClient),
     onEmbedError: (knowledgeBaseId, error) =>
@@ -39,6 +66,12 @@ export function createKnowledgeModule(core: Core, options: { encoder?: boolean }
       urlGuard: core.urlGuard,
       entryWritten: (knowledgeBaseId: string, entryId: string) =>
         jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
+      // A provider changed: the documents' passages are embedded again too.
+      providerChanged: async (knowledgeBaseId: string) => {
+        for (const documentId of await createDocumentsStore(executor).readyDocumentIdsOf(knowledgeBaseId)) {
+          await queueDocumentVectors(executor, knowledgeBaseId, documentId);
+        }
+      },
     });
   const knowledge = serviceOf(db);
 
@@ -47,10 +80,13 @@ export function createKnowledgeModule(core: Core, options: { encoder?: boolean }
     baseLanguage: (accountId: string, knowledgeBaseId: string) => store.findBaseLanguage(accountId, knowledgeBaseId),
     /** The service over a transaction (a correction saved with the rating that made it). */
     serviceOf,
-    consoleRoutes: (api) => registerKnowledgeRoutes(api, knowledge),
+    consoleRoutes: (api) => {
+      registerKnowledgeRoutes(api, knowledge);
+      registerDocumentRoutes(api, documents, core.files.storage);
+    },
     workers: {
-      // Entries written before the encoder (an upgrade, or KB_ENCODER was off), or whose base's provider changed
-      // and were not re-embedded yet (a stop in between), get their vectors in the background.
+      // Entries and passages written before the encoder (an upgrade, or KB_ENCODER was off), or whose base's provider
+      // changed and were not re-embedded yet (a stop in between), get their vectors in the background.
       async start() {
         void (async () => {
           const missing = await store.entriesWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined });
@@ -58,6 +94,9 @@ export function createKnowledgeModule(core: Core, options: { encoder?: boolean }
             await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
           }
           if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
+          const documentsMissing = await documentsStore.documentsWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined, builtInModel: BUILT_IN_MODEL });
+          for (const { knowledgeBaseId, documentId } of documentsMissing) await queueDocumentVectors(db, knowledgeBaseId, documentId);
+          if (documentsMissing.length > 0) logger.info({ documents: documentsMissing.length }, 'knowledge-base documents without vectors queued for embedding');
         })().catch((error: unknown) => logger.error({ err: error }, 'queueing knowledge-base entries for embedding failed'));
       },
       async stop() {},

@@ -225,3 +225,35 @@ test('the answer rule weighs the margin over the best other entry and the share 
   const top = semantic.ranked[0]!;
   assert.deepEqual(ruleFeatures(top, semantic, true), [top.fused, top.fused - (semantic.ranked[1]?.fused ?? 0), semantic.unknownShare, top.lexical, 1]);
 });
+
+test("documents never change how entries rank or score; passages are ranked apart, each with its source", async () => {
+  const unit = (i: number) => Array.from({ length: 4 }, (_, j) => (j === i ? 1 : 0));
+  const rows = ROWS.map((r, i) => ({ ...r, questionVectors: unit(i), answerVector: unit(i), vectorsModel: 'use-lite' }));
+  const passages = [
+    { id: 'p1', documentName: 'policy.pdf', headingPath: ['Shipping', 'Costs'], text: 'Shipping is free over 40 pounds; express shipping costs 9 pounds.', headingVector: unit(0), textVector: unit(0), vectorsModel: 'use-lite' },
+    { id: 'p2', documentName: 'policy.pdf', headingPath: ['Payment'], text: 'Cards and PayPal are accepted; bank transfer for orders over 500 pounds.', headingVector: unit(1), textVector: unit(1), vectorsModel: 'use-lite' },
+    { id: 'p3', documentName: 'notes.txt', headingPath: [], text: 'Our shop cat is called Biscuit.', headingVector: null, textVector: null, vectorsModel: null },
+  ];
+  const store = {
+    findBaseVersion: () => Promise.resolve({ language: 'en', entriesVersion: 1, embeddings: null }),
+    loadIndexRows: () => Promise.resolve(rows),
+  };
+  // The cat is about nothing the vectors know of (a fourth direction); everything else leans to shipping.
+  const embed = (text: string) => Promise.resolve(text.includes('cat') ? unit(3) : [0.9, 0.3, 0, 0]);
+  const without = createRetriever({ store, embed });
+  const withDocuments = createRetriever({ store, embed, loadPassages: () => Promise.resolve(passages) });
+  for (const text of ['How much does shipping cost?', 'Can I pay by bank transfer?', 'Do you sell clothes for children?', 'What is the cat called?']) {
+    assert.deepEqual(await withDocuments.retrieve('base', 'en', text, 5), await without.retrieve('base', 'en', text, 5), text);
+  }
+  const found = await withDocuments.retrieveWithPassages('base', 'How much does express shipping cost?', { entries: 2, passages: 2 });
+  assert.deepEqual(found.entries.map((entry) => entry.id), (await without.retrieve('base', 'en', 'How much does express shipping cost?', 2)).map((entry) => entry.id));
+  assert.deepEqual(found.passages[0], { id: 'p1', document: 'policy.pdf', headingPath: ['Shipping', 'Costs'], text: passages[0]?.text });
+  // An exact question match is the one entry; passages are ranked all the same.
+  const exact = await withDocuments.retrieveWithPassages('base', 'How long does shipping take?', { entries: 5, passages: 5 });
+  assert.deepEqual(exact.entries.map((entry) => [entry.id, entry.exact]), [['ship', true]]);
+  assert.equal(exact.passages[0]?.id, 'p1');
+  // The passage sharing the words first; one sharing no word and further than usual in meaning is not given.
+  const cat = (await withDocuments.retrieveWithPassages('base', 'What is the cat called?', { entries: 0, passages: 5 })).passages.map((p) => p.id);
+  assert.equal(cat[0], 'p3');
+  assert.ok(!cat.includes('p2'), cat.join());
+});

@@ -8,7 +8,10 @@
 // Whether an entry is good enough to answer is its confidence (`score`, 0–1): a logistic rule over its fused
 // score, its margin over the other entries and the share of the text's words the base does not know, against a
 // threshold (0.5 unless the channel sets its own).
-import { normalized, buildIndex, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
+// The passages of the base's documents are ranked the same way among themselves (the same query vector, their own
+// statistics) for the openai-compatible engine; the knowledge-base engine answers with entries alone.
+import type { PassageRow } from './documents/documents-store.ts';
+import { normalized, buildIndex, passageIndexRow, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
 import { MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
 import type { KnowledgeStore } from './knowledge-store.ts';
 import { BUILT_IN_MODEL } from './encoder/sentence-encoder.ts';
@@ -322,8 +325,18 @@ export function confidence(candidate: EntrySignals, ranking: Ranking, mode: Retr
   return Math.round(ruleConfidence(rule, ruleFeatures(candidate, ranking, semantic)) * 1000) / 1000;
 }
 
+/** A document passage retrieved for a text: its source and its rank among the base's passages. */
+export interface RetrievedPassage {
+  id: string;
+  document: string;
+  headingPath: string[];
+  text: string;
+}
+
 export interface RetrieverDeps {
   store: Pick<KnowledgeStore, 'findBaseVersion' | 'loadIndexRows'>;
+  /** The passages of the base's ready documents (none: entries only). */
+  loadPassages?: (knowledgeBaseId: string) => Promise<PassageRow[]>;
   /** Embeds a customer's text with the built-in encoder (English bases); absent: lexical only. */
   embed?: ((text: string) => Promise<number[]>) | undefined;
   /** Embeds a customer's text with a base's embeddings provider (any language); absent: lexical only. */
@@ -341,8 +354,14 @@ export interface RetrieverDeps {
  */
 const CACHED_ENTRIES = 20_000;
 
-export function createRetriever({ store, embed, embedWith, builtInModel = BUILT_IN_MODEL, onEmbedError, mode = 'fused' }: RetrieverDeps) {
-  const cache = new Map<string, { version: number; index: Promise<KnowledgeIndex>; entries: number }>();
+/** A base in memory: its entries' index and its passages' index. */
+interface BaseIndex {
+  entries: KnowledgeIndex;
+  passages: KnowledgeIndex;
+}
+
+export function createRetriever({ store, loadPassages, embed, embedWith, builtInModel = BUILT_IN_MODEL, onEmbedError, mode = 'fused' }: RetrieverDeps) {
+  const cache = new Map<string, { version: number; index: Promise<BaseIndex>; entries: number }>();
 
   /** Drops the least recently asked bases while the cache holds more than CACHED_ENTRIES (the newest always stays). */
   function trim(): void {
@@ -359,7 +378,7 @@ export function createRetriever({ store, embed, embedWith, builtInModel = BUILT_
    * The base's in-memory index, rebuilt when an entry or the provider changed since (entries_version), with the
    * base's embeddings provider; undefined when gone.
    */
-  async function indexOf(knowledgeBaseId: string): Promise<{ index: KnowledgeIndex; provider: EmbeddingsProviderConfig | null } | undefined> {
+  async function indexOf(knowledgeBaseId: string): Promise<{ index: BaseIndex; provider: EmbeddingsProviderConfig | null } | undefined> {
     const base = await store.findBaseVersion(knowledgeBaseId);
     if (!base) {
       cache.delete(knowledgeBaseId);
@@ -370,14 +389,17 @@ export function createRetriever({ store, embed, embedWith, builtInModel = BUILT_
     let cached = cache.get(knowledgeBaseId);
     if (!cached || cached.version !== base.entriesVersion) {
       // The version was read before the rows: a write in between leaves a newer version, so a rebuild next time.
-      const entry: { version: number; index: Promise<KnowledgeIndex>; entries: number } = {
+      const entry: { version: number; index: Promise<BaseIndex>; entries: number } = {
         version: base.entriesVersion,
-        index: store.loadIndexRows(knowledgeBaseId).then((rows) => buildIndex(base.language, rows, model)),
+        index: Promise.all([store.loadIndexRows(knowledgeBaseId), loadPassages ? loadPassages(knowledgeBaseId) : []]).then(([rows, passages]) => ({
+          entries: buildIndex(base.language, rows, model),
+          passages: buildIndex(base.language, passages.map(passageIndexRow), model, { passages: true }),
+        })),
         entries: 0,
       };
       entry.index.then(
         (index) => {
-          entry.entries = index.entries.length;
+          entry.entries = index.entries.entries.length + index.passages.entries.length;
           trim();
         },
         () => {
@@ -392,42 +414,87 @@ export function createRetriever({ store, embed, embedWith, builtInModel = BUILT_
     return { index: await cached.index, provider: base.embeddings };
   }
 
+  /** The text's vector for the base's model: undefined when words alone decide (no vectors, no encoder, a provider down). */
+  async function queryVector(
+    knowledgeBaseId: string,
+    indices: KnowledgeIndex[],
+    provider: EmbeddingsProviderConfig | null,
+    query: string,
+  ): Promise<number[] | undefined> {
+    if (mode === 'lexical' || indices.every((index) => index.dimensions === 0)) return undefined;
+    if (provider && embedWith) {
+      // A provider down or failing: this question is answered by its words alone (never a failed reply).
+      return embedWith(provider, query).catch((error: unknown) => {
+        onEmbedError?.(knowledgeBaseId, error);
+        return undefined;
+      });
+    }
+    // The encoder failing (a broken install) leaves the words to decide, as with a non-English base.
+    if (!provider && embed && indices[0]?.analyzer.english) return embed(query).catch(() => undefined);
+    return undefined;
+  }
+
+  /** The base's entries for the text, best first (at most `limit`); the exact match alone when there is one. */
+  function rankedEntries(index: KnowledgeIndex, query: string, vector: number[] | undefined, limit: number): RetrievedEntry[] {
+    if (index.entries.length === 0 || limit === 0) return [];
+    const ranking = rankEntries(index, query, vector, mode);
+    // Entries with no evidence at all (no shared word, and no closer than usual in meaning) are not candidates.
+    const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
+    return candidates.slice(0, limit).map((signals) => ({
+      id: signals.entry.id,
+      question: signals.entry.question,
+      answer: signals.entry.answer,
+      score: confidence(signals, ranking, mode),
+      exact: false,
+      semantic: mode !== 'lexical' && signals.question !== null,
+    }));
+  }
+
+  /** The base's passages for the text, best first (at most `limit`), those with some evidence only. */
+  function rankedPassages(index: KnowledgeIndex, query: string, vector: number[] | undefined, limit: number): RetrievedPassage[] {
+    if (index.entries.length === 0 || limit === 0) return [];
+    const ranking = rankEntries(index, query, vector, mode);
+    const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
+    return candidates.slice(0, limit).map(({ entry }) => ({
+      id: entry.id,
+      document: entry.source?.document ?? '',
+      headingPath: entry.source?.headingPath ?? [],
+      text: entry.answer,
+    }));
+  }
+
+  /**
+   * The base's best entries and, ranked apart, its best document passages for a text (one embedding of the text for
+   * both). An exact question match is the one entry; passages are ranked all the same.
+   */
+  async function retrieveWithPassages(
+    knowledgeBaseId: string,
+    text: string,
+    limits: { entries: number; passages: number },
+  ): Promise<{ entries: RetrievedEntry[]; passages: RetrievedPassage[] }> {
+    const found = await indexOf(knowledgeBaseId);
+    if (!found) return { entries: [], passages: [] };
+    const { index, provider } = found;
+    const wanted = { entries: index.entries.entries.length > 0 && limits.entries > 0, passages: index.passages.entries.length > 0 && limits.passages > 0 };
+    if (!wanted.entries && !wanted.passages) return { entries: [], passages: [] };
+    // Keys have at most 1,000 characters (QUESTION_MAX): a longer text is no question asked word for word.
+    const exact = wanted.entries && text.length <= MAX_QUERY_CHARS ? index.entries.byKey.get(questionKey(text)) : undefined;
+    const exactEntry = exact && { id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false };
+    if (exactEntry && !wanted.passages) return { entries: [exactEntry], passages: [] };
+    // The encoder's time grows faster than its input's length (100 KB: over a minute of its thread).
+    const query = queryText(text);
+    const searched = [...(wanted.entries && !exact ? [index.entries] : []), ...(wanted.passages ? [index.passages] : [])];
+    const vector = await queryVector(knowledgeBaseId, searched, provider, query);
+    const entries = exactEntry ? [exactEntry] : wanted.entries ? rankedEntries(index.entries, query, vector, limits.entries) : [];
+    return { entries, passages: rankedPassages(index.passages, query, vector, limits.passages) };
+  }
+
   return {
     /** The base's entries for a text, best first (at most `limit`); the exact match alone when there is one. */
     async retrieve(knowledgeBaseId: string, _language: string, text: string, limit = 5): Promise<RetrievedEntry[]> {
-      const found = await indexOf(knowledgeBaseId);
-      if (!found || found.index.entries.length === 0) return [];
-      const { index, provider } = found;
-      // Keys have at most 1,000 characters (QUESTION_MAX): a longer text is no question asked word for word.
-      const exact = text.length <= MAX_QUERY_CHARS ? index.byKey.get(questionKey(text)) : undefined;
-      if (exact) return [{ id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false }];
-      // The encoder's time grows faster than its input's length (100 KB: over a minute of its thread).
-      const query = queryText(text);
-      let vector: number[] | undefined;
-      if (mode !== 'lexical' && index.dimensions > 0) {
-        if (provider && embedWith) {
-          // A provider down or failing: this question is answered by its words alone (never a failed reply).
-          vector = await embedWith(provider, query).catch((error: unknown) => {
-            onEmbedError?.(knowledgeBaseId, error);
-            return undefined;
-          });
-        } else if (!provider && embed && index.analyzer.english) {
-          // The encoder failing (a broken install) leaves the words to decide, as with a non-English base.
-          vector = await embed(query).catch(() => undefined);
-        }
-      }
-      const ranking = rankEntries(index, query, vector, mode);
-      // Entries with no evidence at all (no shared word, and no closer than usual in meaning) are not candidates.
-      const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
-      return candidates.slice(0, limit).map((signals) => ({
-        id: signals.entry.id,
-        question: signals.entry.question,
-        answer: signals.entry.answer,
-        score: confidence(signals, ranking, mode),
-        exact: false,
-        semantic: mode !== 'lexical' && signals.question !== null,
-      }));
+      return (await retrieveWithPassages(knowledgeBaseId, text, { entries: limit, passages: 0 })).entries;
     },
+    retrieveWithPassages,
   };
 }
 

@@ -1,7 +1,7 @@
 // One channel: agent settings, engine, knowledge base, working hours, webhook, test event, Disable agent
 // responses, delete, and the Try the agent panel.
 import { useEffect, useState } from 'preact/hooks';
-import type { AgentEngineInput, Channel, KnowledgeBase, UpdateChannelBody, Weekday, WidgetSettingsInput, WorkingHours } from '@parley/contracts';
+import type { AgentEngineInput, Channel, GivenPassage, KnowledgeBase, UpdateChannelBody, Weekday, WidgetSettingsInput, WorkingHours } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
@@ -236,6 +236,7 @@ function MessengerHelp({ channel }: { channel: Channel }) {
 function TryAgent({ channel }: { channel: Channel }) {
   const [text, setText] = useState('');
   const [reply, setReply] = useState<string | null>(null);
+  const [passages, setPassages] = useState<GivenPassage[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const ask = async (event: Event) => {
@@ -243,8 +244,11 @@ function TryAgent({ channel }: { channel: Channel }) {
     setBusy(true);
     setError(null);
     try {
-      const result = await api<{ reply: string | null; taskComplete: boolean }>('POST', `/chat/test/${encodeURIComponent(channel.id)}/`, { body: { text } });
+      const result = await api<{ reply: string | null; taskComplete: boolean; passages: GivenPassage[] }>('POST', `/chat/test/${encodeURIComponent(channel.id)}/`, {
+        body: { text },
+      });
       setReply(result.reply ?? '—');
+      setPassages(result.passages);
     } catch (failure) {
       setError(errorText(failure));
     } finally {
@@ -265,6 +269,20 @@ function TryAgent({ channel }: { channel: Channel }) {
         <p class="bubble assistant" aria-label="Agent reply">
           {reply}
         </p>
+      )}
+      {reply !== null && passages.length > 0 && (
+        <details class="passages" open>
+          <summary>{t('Passages given to the agent')}</summary>
+          {/* Document text as text nodes, never as HTML. */}
+          <ol aria-label="Passages given to the agent">
+            {passages.map((passage, i) => (
+              <li key={i}>
+                <p class="muted small">{[passage.document, ...passage.headingPath].join(' › ')}</p>
+                <p class="text">{passage.text}</p>
+              </li>
+            ))}
+          </ol>
+        </details>
       )}
     </form>
   );

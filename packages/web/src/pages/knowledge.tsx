@@ -1,12 +1,16 @@
-// Knowledge bases: list, create, rename, delete; entries with search and paging, add, edit, delete.
+// Knowledge bases: list, create, rename, delete; documents uploaded by drag-and-drop or file picker, with their
+// status, passages and errors; entries with search and paging, add, edit, delete.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { KnowledgeBase, KnowledgeEntry } from '@parley/contracts';
+import type { KnowledgeBase, KnowledgeDocument, KnowledgeEntry } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Field, Link } from '../ui.tsx';
 
 const PAGE = 50;
+/** While a document is being parsed, its list is read again this often. */
+const DOCUMENTS_POLL_MS = 2_000;
+const DOCUMENT_TYPES = '.pdf,.docx,.md,.markdown,.txt,.text,.html,.htm';
 
 export function KnowledgeBasesPage() {
   const [bases, setBases] = useState<KnowledgeBase[]>([]);
@@ -174,6 +178,122 @@ function EmbeddingsForm({ base, onSaved }: { base: KnowledgeBase; onSaved: (base
   );
 }
 
+const STATUS_LABELS: Record<KnowledgeDocument['status'], string> = { processing: 'Processing…', ready: 'Ready', failed: 'Failed' };
+
+/**
+ * The base's documents: dropped on the panel or picked, uploaded one by one; listed with status, passages and why
+ * one failed, read again while any is being parsed. Names and errors are text nodes: a document never renders as HTML.
+ */
+function Documents({ baseId }: { baseId: string }) {
+  const [documents, setDocuments] = useState<KnowledgeDocument[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [uploading, setUploading] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      setDocuments((await api<{ documents: KnowledgeDocument[] }>('GET', `/knowledge-bases/${baseId}/documents`)).documents);
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  }, [baseId]);
+  useEffect(() => void load(), [load]);
+  const processing = documents.some((document) => document.status === 'processing');
+  useEffect(() => {
+    if (!processing) return;
+    const timer = setInterval(() => void load(), DOCUMENTS_POLL_MS);
+    return () => clearInterval(timer);
+  }, [processing, load]);
+
+  const upload = async (files: Iterable<File>) => {
+    setError(null);
+    for (const file of files) {
+      setUploading(file.name);
+      try {
+        const form = new FormData();
+        form.append('file', file, file.name);
+        await api('POST', `/knowledge-bases/${baseId}/documents`, { form });
+      } catch (failure) {
+        setError(`${file.name}: ${errorText(failure)}`);
+      }
+    }
+    setUploading(null);
+    await load();
+  };
+  const remove = async (documentId: string) => {
+    try {
+      await api('DELETE', `/knowledge-bases/${baseId}/documents/${documentId}`);
+      await load();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  return (
+    <section
+      class={dragging ? 'card documents dragging' : 'card documents'}
+      aria-label="Documents"
+      onDragOver={(event) => {
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(event) => {
+        event.preventDefault();
+        setDragging(false);
+        if (event.dataTransfer?.files.length) void upload([...event.dataTransfer.files]);
+      }}
+    >
+      <h2>{t('Documents')}</h2>
+      <p class="muted">{t('Drop PDF, DOCX, Markdown, text or HTML files here (up to 20 MB each), or pick them.')}</p>
+      <label class="field">
+        <span>{t('Upload document')}</span>
+        <input
+          type="file"
+          multiple
+          accept={DOCUMENT_TYPES}
+          aria-label="Upload document"
+          disabled={uploading !== null}
+          onChange={(event) => {
+            const input = event.currentTarget;
+            const files = [...(input.files ?? [])];
+            input.value = '';
+            void upload(files);
+          }}
+        />
+      </label>
+      {uploading !== null && (
+        <p class="status" role="status">
+          {t('Uploading')} {uploading}…
+        </p>
+      )}
+      <ErrorLine error={error} />
+      {documents.length > 0 && (
+        <table class="list" aria-label="Document list">
+          <tbody>
+            {documents.map((document) => (
+              <tr key={document.id} data-status={document.status}>
+                <td>{document.name}</td>
+                <td>{document.kind}</td>
+                <td aria-label="Status">{t(STATUS_LABELS[document.status])}</td>
+                <td>
+                  {document.passages} {t('passages')}
+                </td>
+                <td class="document-error">{document.error ?? ''}</td>
+                <td>
+                  <button type="button" class="small" aria-label={`Delete document ${document.name}`} onClick={() => void remove(document.id)}>
+                    {t('Delete')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 export function KnowledgeBasePage({ id }: { id: string }) {
   const [base, setBase] = useState<KnowledgeBase | null>(null);
   const [name, setName] = useState('');
@@ -260,6 +380,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       </form>
       <ErrorLine error={error} />
       <EmbeddingsForm base={base} onSaved={setBase} />
+      <Documents baseId={id} />
       <EntryForm
         onSave={async (body) => {
           await api('POST', `/knowledge-bases/${id}/entries`, { body });

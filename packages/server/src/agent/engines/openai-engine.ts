@@ -1,6 +1,6 @@
 // The openai-compatible engine: Chat Completions over HTTP (OpenAI, Ollama, vLLM, llama.cpp server). The system
-// prompt is built from the channel's role, behavior, task, language and the best knowledge-base entries; the
-// chat's recent messages follow. Exactly one tool is offered, `complete_task(summary)`: calling it fires the task
+// prompt is built from the channel's role, behavior, task, language, the best knowledge-base entries and the best
+// passages of the base's documents (each with its source); the chat's recent messages follow. Exactly one tool is offered, `complete_task(summary)`: calling it fires the task
 // trigger, and the model is asked once more for the reply to send. Images go as image parts (data URLs); audio
 // through `/audio/transcriptions` when the channel names a transcription model, else the model is told a voice
 // message came. 429, 5xx, timeouts and network errors are retried with backoff; then the engine gives up.
@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, FormData, request } from 'undici';
 import type { StoredAttachment } from '../../db/schema.ts';
 import type { FileStorage } from '../../files/file-storage.ts';
-import type { Retriever } from '../../knowledge/retrieval.ts';
+import type { RetrievedPassage, Retriever } from '../../knowledge/retrieval.ts';
 import type { UrlGuard } from '../../webhooks/url-guard.ts';
 import { redactSecrets } from '../../lib/redact.ts';
 import { isForbiddenLiteral } from '../../webhooks/url-guard.ts';
@@ -22,6 +22,8 @@ const MAX_RETRY_AFTER_MS = 10_000;
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const HISTORY_MESSAGES = 20;
 const KNOWLEDGE_ENTRIES = 5;
+/** Passages of the base's documents given with the entries (each at most PASSAGE_MAX_CHARS: about 5,000 characters). */
+const KNOWLEDGE_PASSAGES = 4;
 
 export const COMPLETE_TASK_TOOL = {
   type: 'function',
@@ -72,7 +74,7 @@ function completionMessage(answer: unknown, path: string): CompletionMessage {
 
 export interface OpenAiEngineDeps {
   guard: UrlGuard;
-  retriever: Pick<Retriever, 'retrieve'>;
+  retriever: Pick<Retriever, 'retrieveWithPassages'>;
   baseLanguage: (accountId: string, knowledgeBaseId: string) => Promise<string | undefined>;
   files: Pick<FileStorage, 'open'>;
   /** Pauses between attempts (tests shorten them). */
@@ -90,7 +92,16 @@ class RetryableError extends Error {
 
 const FILE_KEY = /\/files\/([A-Za-z0-9_-]{32})\//;
 
-export function buildSystemPrompt(turn: AgentTurn, knowledge: { question: string; answer: string }[]): string {
+/** Where a passage comes from, as the model and the console see it: `returns.pdf › Returns › Refunds`. */
+export function passageSource(passage: Pick<RetrievedPassage, 'document' | 'headingPath'>): string {
+  return [passage.document, ...passage.headingPath].join(' › ');
+}
+
+export function buildSystemPrompt(
+  turn: AgentTurn,
+  knowledge: { question: string; answer: string }[],
+  passages: Pick<RetrievedPassage, 'document' | 'headingPath' | 'text'>[] = [],
+): string {
   const { settings } = turn.channel;
   const lines: string[] = [];
   lines.push(settings.role.trim() ? `You are ${settings.role.trim()}.` : 'You are a customer support agent.');
@@ -105,6 +116,14 @@ export function buildSystemPrompt(turn: AgentTurn, knowledge: { question: string
   if (knowledge.length > 0) {
     lines.push('Knowledge base entries that may answer the customer (prefer them over your own knowledge):');
     for (const entry of knowledge) lines.push(`Q: ${entry.question}\nA: ${entry.answer}`);
+  }
+  if (passages.length > 0) {
+    lines.push("Passages from the team's documents, each with its source (document › headings):");
+    passages.forEach((passage, i) => lines.push(`[${i + 1}] ${passageSource(passage)}\n${passage.text}`));
+    lines.push(
+      'Answer questions about the business only from these passages and the entries above, never from your own knowledge. ' +
+        'When they do not cover the question, do not guess: tell the customer you will pass the question to the team.',
+    );
   }
   return lines.join('\n');
 }
@@ -235,11 +254,12 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
 
     const question = turn.pending.map((message) => message.text).join('\n');
     const language = channel.knowledgeBaseId ? await baseLanguage(turn.accountId, channel.knowledgeBaseId) : undefined;
-    const knowledge =
+    const { entries: knowledge, passages } =
       channel.knowledgeBaseId && language !== undefined && question.trim()
-        ? await retriever.retrieve(channel.knowledgeBaseId, language, question, KNOWLEDGE_ENTRIES)
-        : [];
-    const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(turn, knowledge) }];
+        ? await retriever.retrieveWithPassages(channel.knowledgeBaseId, question, { entries: KNOWLEDGE_ENTRIES, passages: KNOWLEDGE_PASSAGES })
+        : { entries: [], passages: [] };
+    const given = passages.map(({ document, headingPath, text }) => ({ document, headingPath, text }));
+    const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(turn, knowledge, given) }];
     for (const message of turn.history.slice(-HISTORY_MESSAGES)) messages.push(await toModel(message, false));
     for (const message of turn.pending) messages.push(await toModel(message, true));
 
@@ -253,7 +273,7 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
       const text = nonEmpty(first.content);
       // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
       if (text === null) throw new AgentEngineError(`${url.pathname}: the model answered with no text`);
-      return { text, taskComplete: null };
+      return { text, taskComplete: null, passages: given };
     }
 
     const summary = summaryOf(call.function.arguments);
@@ -274,7 +294,7 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
       tools: [COMPLETE_TASK_TOOL],
       tool_choice: 'none',
     });
-    return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary } };
+    return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary }, passages: given };
   }
 
   return {

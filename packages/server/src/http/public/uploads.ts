@@ -1,7 +1,8 @@
 // multipart/form-data for send-message-universal: the text fields become the body (validated by the same
 // schema as JSON), the `files` parts are streamed to disk within the spec's limits (10 files, 10 MB each): a file
 // past 10 MB is refused (413) as soon as its 10 MB are passed, and the connection is closed so the rest is not
-// read. A malformed body is a 400 naming the problem, never a 500.
+// read. A malformed body is a 400 naming the problem, never a 500. Other routes that take files (a knowledge-base
+// document: one `file` of 20 MB) pass their own limits.
 import { createWriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { Transform } from 'node:stream';
@@ -22,11 +23,29 @@ declare module 'fastify' {
 /** Bytes of uploads being received at once by this process; past it new upload bytes are refused (503). */
 export const MAX_CONCURRENT_UPLOAD_BYTES = 256 * 1024 * 1024;
 
-export async function registerUploads(app: FastifyInstance): Promise<void> {
+/** What a route's multipart body may carry: files in the part `field`, each refused past `maxFileBytes`. */
+export interface UploadLimits {
+  field: string;
+  maxFiles: number;
+  maxFileBytes: number;
+  tooLarge: () => DomainError;
+  tooMany: () => DomainError;
+}
+
+/** send-message-universal's (spec, Files). */
+export const MESSAGE_UPLOADS: UploadLimits = {
+  field: 'files',
+  maxFiles: MAX_FILES,
+  maxFileBytes: MAX_FILE_BYTES,
+  tooLarge: Errors.fileTooLarge,
+  tooMany: Errors.tooManyFiles,
+};
+
+export async function registerUploads(app: FastifyInstance, limits: UploadLimits = MESSAGE_UPLOADS): Promise<void> {
   app.decorateRequest('uploads', undefined as unknown as Upload[]);
   // One more file than allowed is let through the parser so the 11th is a 400 of ours, not its 413.
   await app.register(multipart, {
-    limits: { fileSize: MAX_FILE_BYTES, files: MAX_FILES + 1, fields: 20, fieldSize: 64 * 1024, parts: MAX_FILES + 21 },
+    limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles + 1, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 21 },
   });
   // Files not moved into the store (a refused or ignored message) are removed once the answer is sent.
   app.addHook('onResponse', async (request) => {
@@ -37,11 +56,11 @@ export async function registerUploads(app: FastifyInstance): Promise<void> {
 }
 
 /** Errors of the multipart parser that describe the request, not the server: 400 (or 413 for a size limit). */
-function clientError(error: unknown): DomainError | undefined {
+function clientError(error: unknown, limits: UploadLimits): DomainError | undefined {
   if (error instanceof DomainError) return error;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  if (code === 'FST_REQ_FILE_TOO_LARGE') return Errors.fileTooLarge();
-  if (code === 'FST_FILES_LIMIT') return Errors.tooManyFiles();
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return limits.tooLarge();
+  if (code === 'FST_FILES_LIMIT') return limits.tooMany();
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return Errors.malformedMultipart('too many parts');
   if (code === 'FST_PROTO_VIOLATION') return Errors.multipartField('prototype property is not allowed as field name');
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return Errors.malformedMultipart('not multipart/form-data');
@@ -54,7 +73,7 @@ function clientError(error: unknown): DomainError | undefined {
 }
 
 /** The preValidation hook of a route that takes files: a multipart request's fields become `request.body`. */
-export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>): preValidationAsyncHookHandler {
+export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, limits: UploadLimits = MESSAGE_UPLOADS): preValidationAsyncHookHandler {
   let bytesInFlight = 0;
 
   async function receive(part: { file: NodeJS.ReadableStream & { truncated?: boolean } }, counted: { bytes: number }): Promise<string> {
@@ -68,7 +87,7 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>): 
       },
     });
     // busboy would read (and drop) the rest of an oversized file before ending the part: stop at the limit.
-    part.file.once('limit', () => meter.destroy(Errors.fileTooLarge()));
+    part.file.once('limit', () => meter.destroy(limits.tooLarge()));
     try {
       await pipeline(part.file, meter, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
     } catch (error) {
@@ -77,7 +96,7 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>): 
     }
     if (part.file.truncated) {
       await unlink(target).catch(() => undefined);
-      throw Errors.fileTooLarge();
+      throw limits.tooLarge();
     }
     return target;
   }
@@ -90,12 +109,12 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>): 
     try {
       for await (const part of request.parts()) {
         if (part.type === 'file') {
-          if (part.fieldname !== 'files') throw Errors.multipartField(`property ${part.fieldname} should not exist`);
-          if (request.uploads.length === MAX_FILES) throw Errors.tooManyFiles();
+          if (part.fieldname !== limits.field) throw Errors.multipartField(`property ${part.fieldname} should not exist`);
+          if (request.uploads.length === limits.maxFiles) throw limits.tooMany();
           const unstorable = unstorableText(part.filename);
-          if (unstorable) throw Errors.multipartField(`files: the file name ${unstorable}`);
+          if (unstorable) throw Errors.multipartField(`${limits.field}: the file name ${unstorable}`);
           const path = await receive(part, counted);
-          request.uploads.push({ name: part.filename, path, size: counted.bytes });
+          request.uploads.push({ name: part.filename, path, size: counted.bytes, contentType: part.mimetype });
           counted.bytes = 0;
         } else {
           if (part.fieldname in fields) throw Errors.multipartField(`${part.fieldname} must be given once`);
@@ -103,7 +122,7 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>): 
         }
       }
     } catch (error) {
-      const refused = clientError(error);
+      const refused = clientError(error, limits);
       if (!refused) throw error;
       // The rest of the body is not read: the connection closes after the answer.
       reply.header('connection', 'close');

@@ -1,0 +1,48 @@
+// The document parser's bounds: a parse past its time or a worker past its heap ends with a sentence (the worker is
+// ended, the next parse gets a new one), and a worker is reused for the next file.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createDocumentParser } from './document-parser.ts';
+
+const MARKDOWN = Buffer.from('# Returns\n\nWithin 30 days.');
+const PASSAGES = { passages: [{ headingPath: ['Returns'], text: 'Within 30 days.' }] };
+
+test('a parse past its time fails with a sentence, and the next one gets a fresh worker', async () => {
+  // 1 ms: no worker even starts in that time.
+  const parser = createDocumentParser({ timeoutMs: 1 });
+  try {
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual(await parser.parse(MARKDOWN, 'markdown'), {
+        error: 'Reading the file took longer than 1 ms, the limit; it may be damaged or too complex.',
+      });
+    }
+  } finally {
+    await parser.close();
+  }
+});
+
+test('a worker past its heap limit fails the document with a sentence', async () => {
+  // 2 MB: less than loading the parsers takes.
+  const parser = createDocumentParser({ maxMemoryMb: 2 });
+  try {
+    assert.deepEqual(await parser.parse(MARKDOWN, 'markdown'), {
+      error: 'Reading the file needed more than 2 MB of memory, the limit; it may be damaged or too complex.',
+    });
+  } finally {
+    await parser.close();
+  }
+});
+
+test('files are parsed one per worker at a time, the workers kept for the next ones', async () => {
+  const parser = createDocumentParser({ concurrency: 1 });
+  try {
+    const results = await Promise.all([parser.parse(MARKDOWN, 'markdown'), parser.parse(Buffer.from('not a pdf'), 'pdf'), parser.parse(MARKDOWN, 'markdown')]);
+    assert.deepEqual(results, [PASSAGES, { error: 'The file is named as a PDF, but its content is text.' }, PASSAGES]);
+    // Warm: the same worker answers at once (a new one loads the parsers for seconds).
+    const started = Date.now();
+    assert.deepEqual(await parser.parse(MARKDOWN, 'markdown'), PASSAGES);
+    assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
+  } finally {
+    await parser.close();
+  }
+});

@@ -1,0 +1,364 @@
+// A document's text as blocks (headings with their level, paragraphs), from the bytes of each accepted kind. The
+// bytes decide what a file is: one whose content is not what its name says fails with a sentence saying what it
+// is. Runs in the parser's worker thread (document-parser.ts), never on the server's event loop.
+//   PDF: pdfjs-dist's text layer; headings are lines set larger than the body text (PDFs rarely say which are).
+//   DOCX: mammoth's HTML (Word's Heading styles become h1–h6), then as HTML.
+//   Markdown: marked's tokens (ATX and setext headings, lists, tables, code, quotes).
+//   HTML: htmlparser2's events (h1–h6; script, style and the like skipped).
+//   Plain text: paragraphs at blank lines; a short line standing alone without closing punctuation is a heading.
+import type { DocumentKind } from '@parley/contracts';
+import { fileTypeFromBuffer } from 'file-type';
+import { Parser } from 'htmlparser2';
+import mammoth from 'mammoth';
+import { marked, type Token, type Tokens } from 'marked';
+
+export type Block = { type: 'heading'; level: number; text: string } | { type: 'paragraph'; text: string };
+
+/** The document cannot be used; `message` is the sentence shown to its owner. */
+export class DocumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DocumentError';
+  }
+}
+
+const KIND_NAMES: Record<DocumentKind, string> = {
+  pdf: 'a PDF',
+  docx: 'a Word document (DOCX)',
+  markdown: 'a Markdown file',
+  text: 'a text file',
+  html: 'an HTML page',
+};
+
+/** What file-type found, in words. */
+function describe(ext: string, mime: string): string {
+  if (ext === 'pdf') return 'a PDF';
+  if (ext === 'docx') return 'a Word document (DOCX)';
+  if (ext === 'doc' || ext === 'cfb') return 'an older Office document (DOC or XLS), which is not accepted';
+  if (mime.startsWith('image/')) return `an image (${ext.toUpperCase()})`;
+  if (mime.startsWith('audio/')) return `audio (${ext.toUpperCase()})`;
+  if (mime.startsWith('video/')) return `a video (${ext.toUpperCase()})`;
+  if (ext === 'zip') return 'a ZIP archive';
+  return `a ${ext.toUpperCase()} file`;
+}
+
+/** Whitespace runs to one space, the ends trimmed. */
+export function clean(text: string): string {
+  return text.replace(/[\s\u00a0]+/g, ' ').trim();
+}
+
+/** The blocks of a file claimed to be `kind`; DocumentError when it is not that, or cannot be read. */
+export async function documentBlocks(bytes: Uint8Array, kind: DocumentKind): Promise<Block[]> {
+  if (bytes.length === 0) throw new DocumentError('The file is empty.');
+  let found: { ext: string; mime: string } | undefined;
+  try {
+    found = await fileTypeFromBuffer(bytes);
+  } catch {
+    found = undefined;
+  }
+  const claimed = KIND_NAMES[kind];
+  if (kind === 'pdf' || kind === 'docx') {
+    if (found?.ext !== kind) {
+      const what = found ? describe(found.ext, found.mime) : looksLikeText(bytes) ? 'text' : 'not a format Parley reads';
+      throw new DocumentError(`The file is named as ${claimed}, but its content is ${what}.`);
+    }
+    return kind === 'pdf' ? pdfBlocks(bytes) : docxBlocks(bytes);
+  }
+  // Markdown, text and HTML are text: a file with a binary signature, or not UTF-8, is not one of them.
+  if (found && !['xml', 'html'].includes(found.ext)) {
+    throw new DocumentError(`The file is named as ${claimed}, but its content is ${describe(found.ext, found.mime)}.`);
+  }
+  const text = decodeText(bytes, claimed);
+  if (kind === 'markdown') return markdownBlocks(text);
+  if (kind === 'html') return htmlBlocks(text);
+  return textBlocks(text);
+}
+
+function looksLikeText(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, 4096));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** UTF-8 (a BOM is dropped) without NUL or other control characters but tab, line ends and form feed. */
+function decodeText(bytes: Uint8Array, claimed: string): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new DocumentError(`The file is named as ${claimed}, but its content is not UTF-8 text; save it as UTF-8 and upload it again.`);
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text)) {
+    throw new DocumentError(`The file is named as ${claimed}, but its content is binary data, not text.`);
+  }
+  return text;
+}
+
+// --- PDF -----------------------------------------------------------------------------------------------------
+
+interface PdfLine {
+  text: string;
+  size: number;
+  /** Baseline, from the page's bottom. */
+  y: number;
+  page: number;
+}
+
+/** A line this much larger than the body text is a heading; so is one in bold-face size steps above it. */
+const HEADING_SCALE = 1.15;
+const HEADING_MAX_CHARS = 150;
+
+async function pdfBlocks(bytes: Uint8Array): Promise<Block[]> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  // Copied: pdf.js takes over (detaches) the buffer it is given.
+  const task = getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, verbosity: 0 });
+  let pdf;
+  try {
+    pdf = await task.promise;
+  } catch (error) {
+    const name = (error as Error | undefined)?.name;
+    if (name === 'PasswordException') {
+      throw new DocumentError('The PDF is encrypted (it needs a password to open); upload a copy saved without a password.');
+    }
+    if (name === 'InvalidPDFException') throw new DocumentError('The PDF is damaged: its structure cannot be read.');
+    throw new DocumentError(`The PDF cannot be read (${clean((error as Error | undefined)?.message ?? String(error)).slice(0, 200)}).`);
+  }
+  try {
+    const lines: PdfLine[] = [];
+    for (let number = 1; number <= pdf.numPages; number++) {
+      const page = await pdf.getPage(number);
+      const content = await page.getTextContent();
+      let current: PdfLine | undefined;
+      for (const item of content.items) {
+        if (!('str' in item)) continue;
+        const [a = 0, b = 0, , , , y = 0] = item.transform as number[];
+        const size = Math.round(Math.hypot(a, b) * 10) / 10;
+        // A new line where the baseline moves, or after an end of line.
+        if (current && (Math.abs(current.y - y) > Math.max(size, current.size) * 0.5 || current.text.length === 0)) {
+          if (current.text.trim()) lines.push(current);
+          current = undefined;
+        }
+        if (item.str) {
+          if (!current) current = { text: item.str, size, y, page: number };
+          else {
+            current.text += item.str;
+            current.size = Math.max(current.size, size);
+          }
+        }
+        if (item.hasEOL && current) {
+          if (current.text.trim()) lines.push(current);
+          current = undefined;
+        }
+      }
+      if (current?.text.trim()) lines.push(current);
+      page.cleanup();
+    }
+    if (lines.length === 0) {
+      throw new DocumentError('The PDF has no text to read: it is empty, or its pages are scanned images without a text layer.');
+    }
+    return pdfLinesToBlocks(lines);
+  } finally {
+    await pdf.destroy();
+  }
+}
+
+/** The body size is the one most characters are set in; larger short lines are headings, a level per size. */
+function pdfLinesToBlocks(lines: PdfLine[]): Block[] {
+  const characters = new Map<number, number>();
+  for (const line of lines) characters.set(line.size, (characters.get(line.size) ?? 0) + line.text.length);
+  const body = [...characters].sort((x, y) => y[1] - x[1] || x[0] - y[0])[0]?.[0] ?? 0;
+  const isHeading = (line: PdfLine) => line.size >= body * HEADING_SCALE && clean(line.text).length <= HEADING_MAX_CHARS;
+  const headingSizes = [...new Set(lines.filter(isHeading).map((line) => line.size))].sort((x, y) => y - x);
+  const levelOf = (size: number) => Math.min(headingSizes.indexOf(size) + 1, 6);
+  const blocks: Block[] = [];
+  let paragraph: string[] = [];
+  let previous: PdfLine | undefined;
+  const flush = () => {
+    const text = clean(paragraph.join(' '));
+    if (text) blocks.push({ type: 'paragraph', text });
+    paragraph = [];
+  };
+  for (const line of lines) {
+    if (isHeading(line)) {
+      flush();
+      const last = blocks.at(-1);
+      // A heading wrapped onto two lines: one heading.
+      if (last?.type === 'heading' && previous && isHeading(previous) && previous.size === line.size && previous.page === line.page) {
+        last.text = clean(`${last.text} ${line.text}`);
+      } else {
+        blocks.push({ type: 'heading', level: levelOf(line.size), text: clean(line.text) });
+      }
+    } else {
+      // A gap wider than a blank line between two lines of the body ends a paragraph.
+      if (previous && !isHeading(previous) && (previous.page !== line.page || previous.y - line.y > line.size * 1.9)) flush();
+      paragraph.push(line.text);
+    }
+    previous = line;
+  }
+  flush();
+  return blocks;
+}
+
+// --- DOCX ----------------------------------------------------------------------------------------------------
+
+async function docxBlocks(bytes: Uint8Array): Promise<Block[]> {
+  let html: string;
+  try {
+    html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })).value;
+  } catch (error) {
+    throw new DocumentError(`The Word document cannot be read (${clean((error as Error | undefined)?.message ?? String(error)).slice(0, 200)}).`);
+  }
+  return htmlBlocks(html);
+}
+
+// --- HTML ----------------------------------------------------------------------------------------------------
+
+/** Elements whose content is no text of the page (a site's navigation included). */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'head', 'title', 'iframe', 'object', 'select', 'button', 'nav']);
+/** Elements that end a paragraph where they open and close. */
+const BREAKS = new Set([
+  'p', 'div', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'tr', 'table', 'section', 'article', 'main', 'aside', 'header', 'footer', 'nav',
+  'blockquote', 'pre', 'figure', 'figcaption', 'details', 'summary', 'form', 'fieldset', 'hr', 'br', 'address', 'caption', 'body', 'html',
+]);
+const CELLS = new Set(['td', 'th']);
+
+export function htmlBlocks(html: string): Block[] {
+  const blocks: Block[] = [];
+  let text = '';
+  let heading: number | undefined;
+  let skipping = 0;
+  const flush = () => {
+    const value = clean(text);
+    text = '';
+    if (!value) return;
+    if (heading !== undefined) blocks.push({ type: 'heading', level: heading, text: value });
+    else blocks.push({ type: 'paragraph', text: value });
+  };
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (SKIPPED.has(name)) skipping += 1;
+        if (skipping > 0) return;
+        const level = /^h([1-6])$/.exec(name)?.[1];
+        if (level) {
+          flush();
+          heading = Number(level);
+        } else if (BREAKS.has(name)) {
+          // A heading never spans a block: what follows it is body text.
+          if (heading === undefined) flush();
+        } else if (CELLS.has(name)) {
+          text += ' | ';
+        }
+      },
+      ontext(data) {
+        if (skipping === 0) text += data;
+      },
+      onclosetag(name) {
+        if (SKIPPED.has(name)) {
+          skipping = Math.max(0, skipping - 1);
+          return;
+        }
+        if (skipping > 0) return;
+        if (/^h[1-6]$/.test(name)) {
+          flush();
+          heading = undefined;
+        } else if (BREAKS.has(name) && heading === undefined) {
+          flush();
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true },
+  );
+  parser.end(html);
+  flush();
+  return blocks;
+}
+
+// --- Markdown ------------------------------------------------------------------------------------------------
+
+/** The plain text of inline tokens: emphasis, links and code keep their words; images their alt text. */
+function inlineText(tokens: readonly Token[] | undefined, fallback: string): string {
+  if (!tokens) return fallback;
+  return tokens
+    .map((token) => {
+      if (token.type === 'html') return htmlBlocks(token.raw).map((block) => block.text).join(' ');
+      if (token.type === 'br') return ' ';
+      if ('tokens' in token && token.tokens) return inlineText(token.tokens, '');
+      if (token.type === 'image') return (token as Tokens.Image).text;
+      return 'text' in token ? String(token.text) : '';
+    })
+    .join('');
+}
+
+function markdownTokens(tokens: readonly Token[], blocks: Block[]): void {
+  for (const token of tokens) {
+    switch (token.type) {
+      case 'heading': {
+        const heading = token as Tokens.Heading;
+        blocks.push({ type: 'heading', level: heading.depth, text: clean(inlineText(heading.tokens, heading.text)) });
+        break;
+      }
+      case 'paragraph':
+      case 'text': {
+        const text = clean(inlineText((token as Tokens.Paragraph).tokens, (token as Tokens.Paragraph).text));
+        if (text) blocks.push({ type: 'paragraph', text });
+        break;
+      }
+      case 'list': {
+        const items = (token as Tokens.List).items.map((item) => {
+          const inner: Block[] = [];
+          markdownTokens(item.tokens, inner);
+          return `- ${clean(inner.map((block) => block.text).join(' '))}`;
+        });
+        blocks.push({ type: 'paragraph', text: items.join('\n') });
+        break;
+      }
+      case 'table': {
+        const table = token as Tokens.Table;
+        const row = (cells: Tokens.TableCell[]) => cells.map((cell) => clean(inlineText(cell.tokens, cell.text))).join(' | ');
+        blocks.push({ type: 'paragraph', text: [row(table.header), ...table.rows.map(row)].join('\n') });
+        break;
+      }
+      case 'code': {
+        const text = (token as Tokens.Code).text.trim();
+        if (text) blocks.push({ type: 'paragraph', text });
+        break;
+      }
+      case 'blockquote':
+        markdownTokens((token as Tokens.Blockquote).tokens, blocks);
+        break;
+      case 'html':
+        blocks.push(...htmlBlocks((token as Tokens.HTML).text));
+        break;
+      default:
+        break; // space, hr, def: no text
+    }
+  }
+}
+
+export function markdownBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  markdownTokens(marked.lexer(markdown, { gfm: true }), blocks);
+  return blocks;
+}
+
+// --- Plain text ----------------------------------------------------------------------------------------------
+
+/** A short line, alone between blank lines, without closing punctuation, followed by more text: a heading. */
+const TITLE_MAX_CHARS = 80;
+
+export function textBlocks(text: string): Block[] {
+  const paragraphs = text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n[ \t\f]*\n/)
+    .map((part) => part.trim())
+    .filter(Boolean);
+  return paragraphs.map((part, i): Block => {
+    const single = !part.includes('\n') && part.length <= TITLE_MAX_CHARS && !/[.!?,;:)\]"”']$/.test(part);
+    return single && i + 1 < paragraphs.length ? { type: 'heading', level: 1, text: clean(part) } : { type: 'paragraph', text: part.split('\n').map(clean).join('\n') };
+  });
+}
