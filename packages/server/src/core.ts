@@ -12,6 +12,7 @@ import type { Config } from './config.ts';
 import type { Database, Executor, Listen } from './db/client.ts';
 import { startVacuum } from './db/vacuum.ts';
 import { createLocalFileStorage } from './files/file-storage.ts';
+import { createUploadReader } from './http/public/uploads.ts';
 import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts';
 import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
@@ -101,6 +102,7 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
   });
   app.addHook('preClose', () => unlistenCache());
 
+  const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
   const jobs = createJobQueue({ db, logger });
   let unlistenJobs = async () => {};
   const jobWorkers: Workers = {
@@ -144,7 +146,12 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
     /** Durable jobs; each feature registers the handlers of its kinds (`jobs.handle`). */
     jobs,
     jobWorkers,
-    files: { storage: createLocalFileStorage(path.join(config.dataDir, 'files')), publicUrl: config.publicUrl },
+    files: {
+      storage: fileStorage,
+      publicUrl: config.publicUrl,
+      /** The multipart reader of every route that takes files: the process's 256 MB of uploads at once is one budget. */
+      readUploads: createUploadReader(fileStorage),
+    },
     /** Counters and histograms in memory, served by metrics/module.ts (GET /metrics). */
     metrics: createAppMetrics(),
   };

@@ -1,21 +1,34 @@
 // send-message-universal with multipart/form-data: real PNG/MP3/PDF bytes, a disguised executable, the
 // limits (10 files, 10 MB each), attachments in the webhook event and served back at their link.
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { MAX_FILE_BYTES, MAX_FILES } from '@parley/contracts';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
+import { UPLOAD_IDLE_MS } from '../src/http/public/uploads.ts';
 import { elf, mp3WithId3, pdf, png } from './fixtures/files/samples.ts';
-import { eventsOf } from './support/events.ts';
+import { eventsOf, eventually } from './support/events.ts';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
 
 let t: TestApp;
 let key: string;
 let channelId: string;
+let visitorToken: string;
 before(async () => {
   t = await startTestApp();
   const user = await t.createConsoleUser();
   key = user.key;
   channelId = (await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'Files' } })).body.id;
+  const site = 'https://shop.example';
+  const widget = await t.console<{ id: string }>(user.token, 'POST', '/channel/widget/connect/', {
+    body: { name: 'Site chat', widget: { allowedOrigins: [site] }, disableAgentResponses: true },
+  });
+  const session = await t.request<{ token: string }>('POST', '/widget/v1/session', { body: { channelId: widget.body.id, origin: site } });
+  assert.equal(session.status, 200, session.text);
+  visitorToken = session.body.token;
 });
 after(() => t.close());
 
@@ -137,4 +150,144 @@ test('the form fields follow the JSON rules: unknown field, missing text, anothe
 test('a message without files may still come as multipart', async () => {
   assert.equal((await post(form(fields('up-plain')))).status, 201);
   assert.ok(await chatId('up-plain'));
+});
+
+/**
+ * A multipart upload of MAX_FILES copies of `file` whose headers (with Content-Length, unless `chunked`) are sent at
+ * once and whose body is written only on `send()`: it shows what the server answers before it has any of the body.
+ * `widget`: sent by the visitor to the chat widget instead.
+ */
+function heldUpload(externalChatId: string, file: Buffer, { chunked = false, widget = false } = {}) {
+  const b = 'HeldB0undary';
+  const head = Buffer.from(
+    Object.entries(widget ? { text: 'See attached' } : fields(externalChatId))
+      .map(([name, value]) => `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join(''),
+  );
+  const fileHead = (i: number) => Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="files"; filename="f${i}.png"\r\nContent-Type: image/png\r\n\r\n`);
+  const pieces = [head, ...Array.from({ length: MAX_FILES }, (_, i) => [fileHead(i), file, Buffer.from('\r\n')]).flat(), Buffer.from(`--${b}--\r\n`)];
+  const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  const url = new URL(`${t.url}${widget ? '/widget/v1/messages' : '/api/v1/chats/chat/send-message-universal'}`);
+  const request = http.request({
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: 'POST',
+    headers: {
+      authorization: widget ? `Bearer ${visitorToken}` : key,
+      'content-type': `multipart/form-data; boundary=${b}`,
+      ...(chunked ? {} : { 'content-length': String(length) }),
+    },
+  });
+  const state = { written: 0, answered: false, closed: false };
+  request.on('close', () => (state.closed = true));
+  const response = new Promise<{ status: number; retryAfter: string | undefined; text: string; writtenBeforeAnswer: number }>((resolve, reject) => {
+    // A body refused midway: the server closes the connection while the rest is being written.
+    request.on('error', (error) => (state.answered ? undefined : reject(error)));
+    request.on('response', (res) => {
+      state.answered = true;
+      const writtenBeforeAnswer = state.written;
+      let text = '';
+      res.on('data', (data: Buffer) => (text += data.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], text, writtenBeforeAnswer }));
+    });
+  });
+  /** The socket drained, or the wait is over: an answer or a closed connection (a refused body is not read any more). */
+  const writable = () =>
+    new Promise<void>((resolve) => {
+      const events = ['drain', 'response', 'close'];
+      const done = () => {
+        for (const event of events) request.off(event, done);
+        resolve();
+      };
+      for (const event of events) request.once(event, done);
+    });
+  response.catch(() => undefined); // aborted by `abort()` when the test failed before it ended
+  request.flushHeaders();
+  return {
+    response,
+    state,
+    /** Drops the connection (a test that failed must not leave the server waiting for a body). */
+    abort: () => request.destroy(),
+    /** Writes the body, waiting for the socket to drain, until it ends or the server answers. */
+    async send() {
+      for (const piece of pieces) {
+        if (state.answered) return response;
+        state.written += piece.length;
+        if (!request.write(piece)) await writable();
+      }
+      request.end();
+      return response;
+    },
+  };
+}
+
+test('three 100 MB uploads at once: two are admitted by their declared size and stored, the third is refused before its body is sent', async (context) => {
+  // Ten files of exactly 10 MB: 100 MB a message, three of them past the process's 256 MB of uploads at once.
+  const file = Buffer.concat([png(), Buffer.alloc(MAX_FILE_BYTES - png().length)]);
+  const uploads = ['up-c1', 'up-c2', 'up-c3'].map((id) => ({ id, upload: heldUpload(id, file) }));
+  context.after(() => uploads.forEach(({ upload }) => upload.abort()));
+  const refused = await eventually(async () => uploads.find(({ upload }) => upload.state.answered), 10_000).catch(() => {
+    throw new Error('no upload was refused from its headers: the server waited for the bodies of all three');
+  });
+  const answer = await refused.upload.response;
+  assert.equal(answer.status, 503, answer.text);
+  assert.deepEqual(JSON.parse(answer.text), { message: 'Too many uploads in progress; retry shortly', statusCode: 503 });
+  assert.equal(answer.retryAfter, '5');
+  assert.equal(answer.writtenBeforeAnswer, 0, 'refused before any of its body was sent');
+  const admitted = uploads.filter((u) => u !== refused);
+  assert.deepEqual(admitted.map(({ upload }) => upload.state.answered), [false, false], 'the other two wait for their bodies');
+  // A chunked body declares nothing: it is counted as it arrives, in the 56 MB the admitted two leave.
+  const chunked = await heldUpload('up-chunked', file, { chunked: true }).send();
+  assert.equal(chunked.status, 503, chunked.text);
+  assert.equal(chunked.retryAfter, '5');
+  assert.ok(chunked.writtenBeforeAnswer > 50 * 1024 * 1024, `refused after ${chunked.writtenBeforeAnswer} bytes: it had room for 5 files`);
+  assert.equal(await chatId('up-chunked'), undefined);
+  // The chat widget's uploads count against the same bytes: refused from its headers too.
+  const fromWidget = heldUpload('', file, { widget: true });
+  context.after(() => fromWidget.abort());
+  await eventually(async () => fromWidget.state.answered, 10_000).catch(() => {
+    throw new Error('the widget upload was admitted: it has a budget of its own');
+  });
+  const widgetAnswer = await fromWidget.response;
+  assert.deepEqual([widgetAnswer.status, widgetAnswer.retryAfter, widgetAnswer.writtenBeforeAnswer], [503, '5', 0], widgetAnswer.text);
+  const results = await Promise.all(admitted.map(({ upload }) => upload.send()));
+  assert.deepEqual(results.map((r) => [r.status, r.text]), [[201, ''], [201, '']]);
+  // Their bytes are given back: the refused one, sent again in full, is admitted and stored too.
+  const again = await heldUpload(refused.id, file).send();
+  assert.equal(again.status, 201, again.text);
+  for (const { id } of uploads) {
+    const rows = await queryRows<{ files: number; sizes: number[] }>(
+      t.database.db,
+      sql`select jsonb_array_length(m.attachments)::int as files,
+                 (select array_agg((a->>'fileSize')::int) from jsonb_array_elements(m.attachments) a) as sizes
+          from messages m join chats c on c.id = m.chat_id where c.external_chat_id = ${id} and m.role = 'user'`,
+    );
+    assert.equal(rows.length, 1, id);
+    assert.equal(rows[0]?.files, MAX_FILES, id);
+    assert.deepEqual(rows[0]?.sizes, Array.from({ length: MAX_FILES }, () => MAX_FILE_BYTES), id);
+  }
+  // The files of the refused chunked body are removed once its answer is sent.
+  await eventually(async () => (await readdir(path.join(t.dataDir, 'files/.incoming'))).length === 0, 5000);
+});
+
+test('an admitted upload that sends nothing loses its connection and gives its bytes back', async (context) => {
+  const file = Buffer.concat([png(), Buffer.alloc(MAX_FILE_BYTES - png().length)]);
+  /** Three held uploads: the one refused from its headers, and the two admitted (which wait for their bodies). */
+  const holdThree = async (prefix: string) => {
+    const uploads = [1, 2, 3].map((n) => heldUpload(`${prefix}${n}`, file));
+    context.after(() => uploads.forEach((upload) => upload.abort()));
+    const refused = await eventually(async () => uploads.find((upload) => upload.state.answered), 10_000);
+    assert.equal((await refused.response).status, 503);
+    const admitted = uploads.filter((upload) => upload !== refused);
+    assert.deepEqual(admitted.map((upload) => upload.state.answered), [false, false]);
+    return admitted;
+  };
+  const idle = await holdThree('up-idle');
+  await eventually(async () => idle.every((upload) => upload.state.closed), 2 * UPLOAD_IDLE_MS + 10_000).catch(() => {
+    throw new Error(`an upload that sent nothing for ${(2 * UPLOAD_IDLE_MS + 10_000) / 1000} s still holds its connection`);
+  });
+  assert.deepEqual(idle.map((upload) => upload.state.answered), [false, false], 'dropped, not answered');
+  // Their 200 MB are free again: two more are admitted (and a third refused) exactly as at the start.
+  await holdThree('up-after-idle');
 });

@@ -87,13 +87,17 @@ function ingestStatement(form: IngestForm): PreparedStatement {
     WHERE chats.id = t.target_chat_id
     RETURNING chats.*`;
   return {
-  name: `parley_ingest_${form}_v3`,
+  name: `parley_ingest_${form}_v4`,
   text: `WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
       n int, chat_id uuid, account_id uuid, channel_id text, channel_kind text, external_chat_id text, unique_id text,
       dialog_name text, email text, photo_url text, is_group boolean, rename text, message_id uuid, role text,
       origin text, sender_name text, text text, attachments jsonb, external_id text, at timestamptz, at_text text,
       agent_answers boolean, webhook_message jsonb, settings jsonb, event_id uuid, delivery_id uuid, job_id uuid)),
+  channel AS (
+    -- Held until the commit, so a delete of one waits for this statement; one deleted meanwhile is not here, and
+    -- its message is ignored as for an unknown channel (no foreign-key error, no deadlock with the delete's cascade).
+    SELECT id FROM channels WHERE id IN (SELECT channel_id FROM input) FOR KEY SHARE),
   known AS (
     SELECT input.n, chats.id, chats.banned, chats.paused FROM input
     JOIN chats ON chats.channel_id = input.channel_id AND chats.external_chat_id = input.external_chat_id),
@@ -101,7 +105,8 @@ function ingestStatement(form: IngestForm): PreparedStatement {
     -- A banned chat ignores the message (nothing is stored); a paused one stores it without the agent.
     SELECT input.*, coalesce(known.id, input.chat_id) AS target_chat_id,
            input.role = 'user' AND input.agent_answers AND NOT coalesce(known.paused, false) AS awaiting
-    FROM input ${form === 'new' ? 'LEFT JOIN' : 'JOIN'} known ON known.n = input.n
+    FROM input JOIN channel ON channel.id = input.channel_id
+    ${form === 'new' ? 'LEFT JOIN' : 'JOIN'} known ON known.n = input.n
     WHERE NOT coalesce(known.banned, false)),
   message AS (
     -- A repeated external id is ignored: no chat change, no event, no reply. The chat a new message names is
@@ -167,8 +172,9 @@ type ResultRow = Record<string, unknown> & { n: number; jobQueued: boolean; miss
 export function createIngestStore(query: PreparedQuery, jobsNotice: string) {
   return {
     /**
-     * Writes the batch; per row, the stored chat and message, undefined when the message was ignored, or `missing`
-     * (form `known` only) when its chat was not there: nothing of it was written.
+     * Writes the batch; per row, the stored chat and message, undefined when the message was ignored (its channel
+     * is gone among the reasons), or `missing` (form `known` only) when its chat was not there: nothing of it was
+     * written.
      */
     async ingest(rows: readonly IngestRow[], form: IngestForm = 'new'): Promise<(IngestResult | 'missing' | undefined)[]> {
       const input = rows.map((row, n) => ({

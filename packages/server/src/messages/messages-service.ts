@@ -189,7 +189,8 @@ export function createMessagesService({
   /**
    * The one ingest path of a message into a chat (spec, send-message-universal rules 1–3): the chat is found or
    * created, a banned chat ignores it, a repeated external id is ignored; a customer message writes new_messages
-   * and lets the agent plan its answer in the same statement. Undefined when ignored or sent nowhere.
+   * and lets the agent plan its answer in the same statement. Undefined when ignored (its channel deleted
+   * meanwhile among the reasons) or sent nowhere.
    */
   async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
     // The off-hours auto-reply depends on the chat's last one: that rare case goes step by step.
@@ -210,6 +211,7 @@ export function createMessagesService({
     const accountId = channel.accountId;
     const recorded = await db.transaction(async (tx) => {
       const store = messagesStore(tx);
+      if (!(await store.holdChannel(channel.id))) return undefined; // deleted meanwhile: as for an unknown channel
       const now = clock.now();
       const chat = await store.findOrCreateChat({
         id: newId(),
@@ -265,8 +267,8 @@ export function createMessagesService({
 
   return {
     /**
-     * Returns quietly (the caller answers 201) when the message is ignored: unknown API channel (rule 4),
-     * banned chat (DESIGN.md decision), repeated messageId (rule 3).
+     * Returns quietly (the caller answers 201) when the message is ignored: unknown API channel (rule 4, also one
+     * deleted while the message is being stored), banned chat (DESIGN.md decision), repeated messageId (rule 3).
      */
     async sendUniversal(accountId: string, body: SendMessageBody, uploads: readonly Upload[] = []): Promise<void> {
       const detected = await detectAll(uploads);

@@ -1,7 +1,7 @@
-// SQL of messages, and of the chat row a new message touches.
+// SQL of messages, and of the chat (and channel) rows a new message touches.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { chats, messages } from '../db/schema.ts';
+import { channels, chats, messages } from '../db/schema.ts';
 
 export type MessageRow = typeof messages.$inferSelect;
 export type NewMessageRow = typeof messages.$inferInsert;
@@ -9,6 +9,15 @@ type ChatRow = typeof chats.$inferSelect;
 
 export function createMessagesStore(db: Executor) {
   return {
+    /**
+     * Holds the channel row until the transaction ends, so its delete waits (first, before any chat row is touched:
+     * no deadlock with the delete's cascade); false when the channel is gone.
+     */
+    async holdChannel(channelId: string): Promise<boolean> {
+      const rows = await db.select({ id: channels.id }).from(channels).where(eq(channels.id, channelId)).for('key share');
+      return rows.length > 0;
+    },
+
     /** The chat of (channel, externalChatId), created when missing; safe under concurrent first messages. */
     async findOrCreateChat(row: typeof chats.$inferInsert): Promise<ChatRow> {
       await db.insert(chats).values(row).onConflictDoNothing({ target: [chats.channelId, chats.externalChatId] });

@@ -11,7 +11,6 @@ import { createFeedbackService } from '../feedback/feedback-service.ts';
 import { registerInboxRoutes } from '../http/console/inbox-routes.ts';
 import { filesPlugin } from '../http/files-routes.ts';
 import { registerMessageRoutes } from '../http/public/messages-routes.ts';
-import { createUploadReader } from '../http/public/uploads.ts';
 import type { KnowledgeService } from '../knowledge/knowledge-service.ts';
 import type { FeatureModule } from '../module.ts';
 import type { TagsService } from '../tags/tags-service.ts';
@@ -54,7 +53,7 @@ export function createMessagesModule(core: Core, deps: MessagesModuleDeps) {
   });
   return {
     messages,
-    publicRoutes: (api) => registerMessageRoutes(api, messages, feedback, createUploadReader(core.files.storage)),
+    publicRoutes: (api) => registerMessageRoutes(api, messages, feedback, core.files.readUploads),
     consoleRoutes: (api) => registerInboxRoutes(api, { chats: deps.chats, messages, tags: deps.tags, feedback }),
     async register(app) {
       await app.register(filesPlugin, { storage: core.files.storage });

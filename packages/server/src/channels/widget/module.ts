@@ -3,7 +3,6 @@ import { createHmac } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { Core } from '../../core.ts';
 import type { LiveFeed } from '../../events/live-feed.ts';
-import { createUploadReader } from '../../http/public/uploads.ts';
 import { widgetPlugin } from '../../http/widget/widget-plugin.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
 import type { FeatureModule } from '../../module.ts';
@@ -40,7 +39,7 @@ export function createWidgetModule(core: Core, deps: { messages: MessagesService
         liveFeed: deps.liveFeed,
         connections,
         publicUrl: core.config.publicUrl,
-        readUploads: createUploadReader(core.files.storage),
+        readUploads: core.files.readUploads,
       });
     },
   };

@@ -1,8 +1,9 @@
 // multipart/form-data for send-message-universal: the text fields become the body (validated by the same
 // schema as JSON), the `files` parts are streamed to disk within the spec's limits (10 files, 10 MB each): a file
 // past 10 MB is refused (413) as soon as its 10 MB are passed, and the connection is closed so the rest is not
-// read. A malformed body is a 400 naming the problem, never a 500. Other routes that take files (a knowledge-base
-// document: one `file` of 20 MB) pass their own limits.
+// read. A malformed body is a 400 naming the problem, never a 500. A reader receives at most 256 MB of uploads at
+// once, counted by each body's declared size before it is read (503 with Retry-After, at once, past it). Other
+// routes that take files (a knowledge-base document: one `file` of 20 MB) pass their own limits.
 import { createWriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { Transform } from 'node:stream';
@@ -20,8 +21,75 @@ declare module 'fastify' {
   }
 }
 
-/** Bytes of uploads being received at once by this process; past it new upload bytes are refused (503). */
+/** Bytes of uploads being received at once by this process; past it new uploads are refused (503). */
 export const MAX_CONCURRENT_UPLOAD_BYTES = 256 * 1024 * 1024;
+/** `Retry-After` of the 503: about the time an admitted 100 MB upload takes on a fast link. */
+const UPLOADS_BUSY_RETRY_SECONDS = 5;
+/** An admitted body that sends nothing for this long loses its connection (it holds bytes others could use). */
+export const UPLOAD_IDLE_MS = 20_000;
+
+/**
+ * One request's share of the process's upload bytes: a body with a Content-Length takes its declared size (at most
+ * the most one request can carry) before any of it is read; a chunked body takes its bytes as they arrive.
+ */
+interface Admission {
+  /** Counts `bytes` more of the request's files; false when the process has no room for them. */
+  take(bytes: number): boolean;
+  release(): void;
+}
+
+/** `perRequest`: the most file bytes one request can carry, what a declared body is counted for at most. */
+function createUploadBudget(limit: number, perRequest: number) {
+  let inUse = 0;
+  const reserve = (bytes: number) => {
+    if (inUse + bytes > limit) return false;
+    inUse += bytes;
+    return true;
+  };
+  return {
+    /** Undefined when the declared size does not fit: the request is refused before its body is read. */
+    admit(declared: number | undefined): Admission | undefined {
+      let held = Math.min(declared ?? 0, perRequest);
+      if (!reserve(held)) return undefined;
+      let used = 0;
+      return {
+        take(bytes) {
+          if (used + bytes > held) {
+            if (!reserve(used + bytes - held)) return false;
+            held = used + bytes;
+          }
+          used += bytes;
+          return true;
+        },
+        release() {
+          inUse -= held;
+          held = 0;
+        },
+      };
+    },
+  };
+}
+
+/** The body size the request declares; undefined for a chunked body. */
+function declaredSize(request: FastifyRequest): number | undefined {
+  const length = Number(request.headers['content-length']);
+  return request.headers['content-length'] !== undefined && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/** Closes the request's connection when no byte arrived on it for UPLOAD_IDLE_MS; the returned function stops watching. */
+function dropWhenIdle(request: FastifyRequest): () => void {
+  const socket = request.raw.socket;
+  let seen = socket.bytesRead;
+  const timer = setInterval(() => {
+    if (socket.bytesRead === seen) {
+      request.log.warn({ idleMs: UPLOAD_IDLE_MS }, 'upload sent nothing; connection closed');
+      socket.destroy();
+    }
+    seen = socket.bytesRead;
+  }, UPLOAD_IDLE_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** What a route's multipart body may carry: files in the part `field`, each refused past `maxFileBytes`. */
 export interface UploadLimits {
@@ -72,17 +140,21 @@ function clientError(error: unknown, limits: UploadLimits): DomainError | undefi
   return undefined;
 }
 
-/** The preValidation hook of a route that takes files: a multipart request's fields become `request.body`. */
+/**
+ * The preValidation hook of a route that takes files: a multipart request's fields become `request.body`. Routes
+ * given the same reader share its 256 MB of uploads at once.
+ */
 export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, limits: UploadLimits = MESSAGE_UPLOADS): preValidationAsyncHookHandler {
-  let bytesInFlight = 0;
+  const budget = createUploadBudget(MAX_CONCURRENT_UPLOAD_BYTES, limits.maxFiles * limits.maxFileBytes);
 
-  async function receive(part: { file: NodeJS.ReadableStream & { truncated?: boolean } }, counted: { bytes: number }): Promise<string> {
+  /** Streams one file to `.incoming`; its path and size. */
+  async function receive(part: { file: NodeJS.ReadableStream & { truncated?: boolean } }, admission: Admission) {
     const target = await storage.incomingPath();
+    let size = 0;
     const meter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        if (bytesInFlight + chunk.length > MAX_CONCURRENT_UPLOAD_BYTES) return done(Errors.uploadsBusy());
-        bytesInFlight += chunk.length;
-        counted.bytes += chunk.length;
+        if (!admission.take(chunk.length)) return done(Errors.uploadsBusy());
+        size += chunk.length;
         done(null, chunk);
       },
     });
@@ -98,14 +170,20 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, l
       await unlink(target).catch(() => undefined);
       throw limits.tooLarge();
     }
-    return target;
+    return { path: target, size };
   }
 
   return async function readMultipart(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.uploads = [];
     if (!request.isMultipart()) return;
+    const admission = budget.admit(declaredSize(request));
+    if (!admission) {
+      // Refused from its headers: none of the body is read, and the connection closes after the answer.
+      reply.header('retry-after', String(UPLOADS_BUSY_RETRY_SECONDS)).header('connection', 'close');
+      throw Errors.uploadsBusy();
+    }
+    const stopWatching = dropWhenIdle(request);
     const fields: Record<string, string> = {};
-    const counted = { bytes: 0 };
     try {
       for await (const part of request.parts()) {
         if (part.type === 'file') {
@@ -113,9 +191,7 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, l
           if (request.uploads.length === limits.maxFiles) throw limits.tooMany();
           const unstorable = unstorableText(part.filename);
           if (unstorable) throw Errors.multipartField(`${limits.field}: the file name ${unstorable}`);
-          const path = await receive(part, counted);
-          request.uploads.push({ name: part.filename, path, size: counted.bytes, contentType: part.mimetype });
-          counted.bytes = 0;
+          request.uploads.push({ name: part.filename, contentType: part.mimetype, ...(await receive(part, admission)) });
         } else {
           if (part.fieldname in fields) throw Errors.multipartField(`${part.fieldname} must be given once`);
           fields[part.fieldname] = String(part.value);
@@ -126,10 +202,11 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, l
       if (!refused) throw error;
       // The rest of the body is not read: the connection closes after the answer.
       reply.header('connection', 'close');
+      if (refused.status === 503) reply.header('retry-after', String(UPLOADS_BUSY_RETRY_SECONDS));
       throw refused;
     } finally {
-      bytesInFlight -= counted.bytes;
-      for (const upload of request.uploads) if ('size' in upload) bytesInFlight -= upload.size;
+      stopWatching();
+      admission.release();
     }
     request.body = fields;
   };
