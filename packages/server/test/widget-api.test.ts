@@ -546,9 +546,12 @@ describe('served files', () => {
     const frame = await t.request('GET', '/widget/frame', { query: { channel: channel.id } });
     assert.equal(frame.status, 200);
     assert.match(frame.headers.get('content-security-policy') ?? '', /frame-ancestors https:\/\/shop\.example http:\/\/127\.0\.0\.1:5555(;|$)/);
+    // The frame talks (and takes the visitor token) only from these origins.
+    assert.ok(frame.text.includes('<div id="app" data-origins="https://shop.example http://127.0.0.1:5555"></div>'), frame.text);
     const none = await widgetChannel(user.token, { allowedOrigins: [] });
     const closed = await t.request('GET', '/widget/frame', { query: { channel: none.id } });
     assert.match(closed.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+    assert.ok(closed.text.includes('<div id="app" data-origins=""></div>'));
     assert.equal((await t.request('GET', '/widget/frame', { query: { channel: 'nope' } })).status, 404);
     const doc = await t.request<{ openapi: string; paths: Record<string, unknown> }>('GET', '/widget/v1/openapi.json');
     assert.equal(doc.status, 200);

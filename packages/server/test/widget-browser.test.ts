@@ -1,6 +1,8 @@
-// The chat widget in a real browser: a host page on a second local origin with exactly the snippet, the visitor
-// chatting with the knowledge-base agent and the team, live; reload, a dropped connection, the host page's API,
-// an origin that is not allowed, identity verification, a banned visitor.
+// The chat widget in a real browser: a host page on another site than Parley's (the shop at 127.0.0.2, Parley at
+// 127.0.0.1: cross-site, so the frame's own storage is partitioned or blocked as on real sites) with exactly the
+// snippet, the visitor chatting with the knowledge-base agent and the team, live; reload, another page and a later
+// visit, with third-party cookies blocked too; a dropped connection, the host page's API, an origin that is not
+// allowed, identity verification, a banned visitor.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -18,6 +20,7 @@ const SECRET = 'widget-identity-secret-0123456789';
 const QUESTION = 'How long does shipping take?';
 const ANSWER = 'Shipping takes 3 to 5 business days.';
 const WAIT = { timeout: 15_000 };
+const HOST_SITE_ADDRESS = '127.0.0.2';
 
 interface HostSite {
   origin: string;
@@ -26,17 +29,20 @@ interface HostSite {
   close(): Promise<void>;
 }
 
-/** A website of a customer of Parley: another local HTTP server, so another origin than the app's. */
+/**
+ * A website of a customer of Parley: a local HTTP server on 127.0.0.2 (Linux routes all of 127.0.0.0/8 to
+ * loopback), so another site than the app's 127.0.0.1 and not only another origin. Every path serves the page.
+ */
 async function startHostSite(): Promise<HostSite> {
   let html = '<!doctype html><title>Shop</title><p>Shop</p>';
   const server: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, HOST_SITE_ADDRESS, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${HOST_SITE_ADDRESS}:${port}`,
     page(next) {
       html = next;
     },
@@ -73,6 +79,20 @@ async function setUpChannel(widget: Record<string, unknown> = {}, extra: Record<
   return { user, channelId: created.body.id, snippet: created.body.widget.snippet };
 }
 
+/** What tests read of a page's window (this file is compiled without the DOM's types). */
+interface BrowserGlobals {
+  localStorage: { getItem(key: string): string | null; length: number };
+  postMessage(message: unknown, targetOrigin: string): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+/** The visitor state the loader keeps in the host page's own storage. */
+const hostState = (page: Page, channelId: string) =>
+  page.evaluate(
+    (key) => JSON.parse((globalThis as unknown as BrowserGlobals).localStorage.getItem(key) ?? 'null') as { token: string } | null,
+    `parley:visitor:${channelId}`,
+  );
+
 const frameOf = (page: Page) => page.frameLocator('iframe[title="Chat"]');
 const log = (page: Page) => frameOf(page).getByRole('log');
 
@@ -101,6 +121,9 @@ describe('chat widget in a browser', browserTests, () => {
     site = await startHostSite();
     elsewhere = await startHostSite();
     browser = await launchBrowser();
+    // Another site, not only another origin: what real shops are to Parley.
+    assert.equal(new URL(t.url).hostname, '127.0.0.1');
+    assert.equal(new URL(site.origin).hostname, HOST_SITE_ADDRESS);
   });
   after(async () => {
     await browser?.close();
@@ -162,6 +185,71 @@ describe('chat widget in a browser', browserTests, () => {
     });
   });
 
+  for (const cookies of [undefined, 'first-party'] as const) {
+    const how = cookies ? ' with third-party cookies blocked' : '';
+    test(`the visitor stays the same on a cross-site shop${how}: reload, another page, a later visit; the ban still applies`, async (tc) => {
+      const { user, channelId, snippet } = await setUpChannel();
+      site.page(shopPage(snippet));
+      const { context, page: first } = await browser.newPage(cookies ? { cookies } : {});
+      let page = first;
+      await withScreenshotOnFailure(tc, page, async () => {
+        await page.goto(`${site.origin}/`);
+        await openChat(page);
+        if (cookies === 'first-party') {
+          // The condition under test: the frame (Parley's origin inside the shop) may not use its own storage.
+          const frame = page.frames().find((f) => new URL(f.url()).pathname === '/widget/frame');
+          const storage = await frame?.evaluate(() => {
+            try {
+              void (globalThis as unknown as BrowserGlobals).localStorage.length;
+              return 'usable';
+            } catch {
+              return 'blocked';
+            }
+          });
+          assert.equal(storage, 'blocked');
+        }
+        await say(page, QUESTION);
+        await log(page).getByText(ANSWER).waitFor(WAIT);
+        const [chat, ...others] = await widgetChats(user.key);
+        assert.ok(chat);
+        assert.equal(others.length, 0);
+        const team = await t.console(user.token, 'POST', `/chat/messages/${chat.id}/`, { body: { text: 'Your parcel left today.' } });
+        assert.equal(team.status, 201, team.text);
+        await log(page).getByText('Your parcel left today.').waitFor(WAIT);
+
+        const sameConversation = async () => {
+          await openChat(page);
+          for (const text of [QUESTION, ANSWER, 'Your parcel left today.']) await log(page).getByText(text).waitFor(WAIT);
+          assert.deepEqual((await widgetChats(user.key)).map((c) => c.uniqueId), [chat.uniqueId]);
+        };
+        await page.reload();
+        await sameConversation();
+        await page.goto(`${site.origin}/products/42`);
+        await sameConversation();
+        // Tomorrow: the tab was closed, the shop opened again in the same browser.
+        await page.close();
+        page = await context.newPage();
+        await page.goto(`${site.origin}/`);
+        await sameConversation();
+        const [visitors] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
+        assert.equal(visitors?.n, 1);
+
+        // Banned, the visitor comes back: still the same chat, so the ban applies (no event, no new chat).
+        const ban = await t.api(user.key, '/chats/chat/ban', { uniqueId: chat.uniqueId });
+        assert.equal(ban.status, 200, ban.text);
+        const before = (await eventsOf(t.database.db, channelId)).length;
+        await page.reload();
+        await openChat(page);
+        const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/widget/v1/messages' && r.request().method() === 'POST', WAIT);
+        await say(page, 'I am back after the ban');
+        assert.equal((await answered).status(), 201);
+        assert.deepEqual(await (await answered).json(), { message: null });
+        assert.equal((await eventsOf(t.database.db, channelId)).length, before);
+        assert.deepEqual((await widgetChats(user.key)).map((c) => c.uniqueId), [chat.uniqueId]);
+      });
+    });
+  }
+
   test("the host page's API: open, close, send, events, reset; a reply while closed shows a badge", async (tc) => {
     const { user, snippet, channelId } = await setUpChannel();
     const stub = '<script>window.parley = window.parley || function () { (window.parley.q = window.parley.q || []).push(arguments) };' +
@@ -191,13 +279,60 @@ describe('chat widget in a browser', browserTests, () => {
       assert.equal(await badge.isVisible(), false);
 
       // The customer logs out of the site: the next person at this browser starts a conversation of their own.
+      // The page cannot plant a token: the loader takes `store` only from the frame's window and Parley's origin.
+      const kept = await hostState(page, channelId);
+      assert.ok(kept?.token);
+      await page.evaluate(async () => {
+        const win = globalThis as unknown as BrowserGlobals;
+        // Posted messages are dispatched in order: once the marker arrives, the loader has seen the planted one.
+        const handled = new Promise((resolve) => win.addEventListener('message', (event) => event.data === 'marker' && resolve(true)));
+        win.postMessage({ parley: 1, type: 'store', state: { token: 'planted' } }, '*');
+        win.postMessage('marker', '*');
+        await handled;
+      });
+      assert.deepEqual(await hostState(page, channelId), kept);
+
       await page.evaluate(() => (globalThis as unknown as { parley(...args: unknown[]): void }).parley('reset'));
       await eventually(async () => (await log(page).getByText(QUESTION).count()) === 0, 15_000);
       const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
       assert.equal(row?.n, 2);
+      // Both storages forgot the first visitor; the host page keeps the new one's token.
+      await eventually(async () => {
+        const state = await hostState(page, channelId);
+        return state !== null && state.token !== kept?.token;
+      }, 15_000);
       await say(page, 'I am someone else');
       await log(page).getByText('I am someone else').waitFor(WAIT);
       assert.equal((await widgetChats(user.key)).length, 2);
+      await page.reload();
+      await openChat(page);
+      await log(page).getByText('I am someone else').waitFor(WAIT);
+      assert.equal(await log(page).getByText(QUESTION).count(), 0);
+    });
+  });
+
+  test('a page whose browser blocks all storage still chats; the conversation lasts as long as the page', async (tc) => {
+    const { user, snippet } = await setUpChannel();
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage({ cookies: 'none' });
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      const blocked = await page.evaluate(() => {
+        try {
+          void (globalThis as unknown as BrowserGlobals).localStorage.length;
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      assert.equal(blocked, true, "the host page's own storage is blocked too");
+      await openChat(page);
+      await say(page, QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      const [chat] = await widgetChats(user.key);
+      const team = await t.console(user.token, 'POST', `/chat/messages/${chat?.id}/`, { body: { text: 'Your parcel left today.' } });
+      assert.equal(team.status, 201, team.text);
+      await log(page).getByText('Your parcel left today.').waitFor(WAIT);
     });
   });
 

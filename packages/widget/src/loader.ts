@@ -4,10 +4,14 @@
 //   parley('identify', { identifier, name, email, identifierHash })
 //   parley('send', text)
 //   parley('reset')                       (the customer logged out: the next visitor starts anew)
+// The visitor's token is kept here, in the host page's own localStorage (`parley:visitor:<channel>`): a frame from
+// another site gets partitioned or no storage (Safari, Firefox strict, Brave, Chrome blocking third-party cookies),
+// so only the page's own storage keeps the visitor across reloads, pages and visits. Storage blocked: the
+// conversation lasts as long as the page.
 //   parley('on', 'message' | 'open' | 'close', handler) / parley('off', event, handler)
 // Calls made before the script loaded are queued by a stub `window.parley = window.parley || function () {
 // (window.parley.q = window.parley.q || []).push(arguments) }` and run once it is here.
-import { isProtocolMessage, type FrameToHost, type HostToFrame, type Identity } from './protocol.ts';
+import { isProtocolMessage, isVisitorState, type FrameToHost, type HostToFrame, type Identity, type VisitorState } from './protocol.ts';
 
 type EventName = 'message' | 'open' | 'close';
 type Handler = (detail?: unknown) => void;
@@ -35,6 +39,23 @@ function start(): void {
   if (window.parley?.loaded) return; // the snippet pasted twice
   const base = new URL(script.src, location.href).origin;
   const queued = Array.from(window.parley?.q ?? []);
+  const storageKey = `parley:visitor:${channel}`;
+  let state: VisitorState | null = null;
+  try {
+    const kept: unknown = JSON.parse(localStorage.getItem(storageKey) ?? 'null');
+    if (isVisitorState(kept)) state = kept;
+  } catch {
+    // no storage (or not ours): the frame's own storage, if any, is the fallback
+  }
+  const keep = (next: VisitorState | null) => {
+    state = next;
+    try {
+      if (next) localStorage.setItem(storageKey, JSON.stringify(next));
+      else localStorage.removeItem(storageKey);
+    } catch {
+      // storage blocked: kept for this page only
+    }
+  };
 
   const handlers: Record<EventName, Set<Handler>> = { message: new Set(), open: new Set(), close: new Set() };
   let identity: Identity | null = null;
@@ -119,7 +140,7 @@ function start(): void {
     switch (message.type) {
       case 'hello':
         helloSeen = true;
-        frame.contentWindow?.postMessage({ parley: 1, type: 'init', identity } satisfies HostToFrame, base);
+        frame.contentWindow?.postMessage({ parley: 1, type: 'init', identity, state } satisfies HostToFrame, base);
         for (const pending of toFrame.splice(0)) frame.contentWindow?.postMessage(pending, base);
         break;
       case 'ready': {
@@ -147,6 +168,9 @@ function start(): void {
           badge.hidden = false;
         }
         emit('message', message.message);
+        break;
+      case 'store':
+        if (isVisitorState(message.state)) keep(message.state);
         break;
       case 'close':
         close();
@@ -176,6 +200,7 @@ function start(): void {
         return;
       case 'reset':
         identity = null;
+        keep(null);
         post({ parley: 1, type: 'reset' });
         return;
       case 'on':

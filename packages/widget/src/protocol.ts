@@ -1,8 +1,21 @@
 // Messages between the loader (host page) and the frame (Parley's origin), sent with postMessage. Each side
-// accepts them only from the other's window and origin.
+// accepts them only from the other's window and origin: the loader from PUBLIC_URL's origin (its own script's),
+// the frame from an origin the channel allows to embed it.
 import type { VisitorIdentity, WidgetLook, WidgetMessage } from '@parley/contracts';
 
 export type Identity = VisitorIdentity;
+
+/**
+ * What the frame keeps about the visitor across page loads. The loader holds it in the host page's own storage
+ * (first-party, so browsers keep it); the frame's storage, partitioned or blocked on another site, is a fallback.
+ */
+export interface VisitorState {
+  token: string;
+}
+
+export function isVisitorState(value: unknown): value is VisitorState {
+  return typeof value === 'object' && value !== null && typeof (value as { token?: unknown }).token === 'string';
+}
 
 /** Frame → host page. */
 export type FrameToHost =
@@ -13,11 +26,13 @@ export type FrameToHost =
   /** This page may not show the chat: the widget removes itself. */
   | { parley: 1; type: 'blocked'; message: string }
   | { parley: 1; type: 'message'; message: WidgetMessage }
+  /** Keep this in the host page's storage (a session started: a new visitor's token, or a renewed one). */
+  | { parley: 1; type: 'store'; state: VisitorState }
   | { parley: 1; type: 'close' };
 
 /** Host page → frame. */
 export type HostToFrame =
-  | { parley: 1; type: 'init'; identity: Identity | null }
+  | { parley: 1; type: 'init'; identity: Identity | null; state: VisitorState | null }
   | { parley: 1; type: 'identify'; identity: Identity }
   | { parley: 1; type: 'open' }
   | { parley: 1; type: 'send'; text: string }

@@ -44,7 +44,7 @@ export const WidgetLimits = object({
 });
 
 export const WidgetSession = object({
-  token: Type.String({ description: 'keep it (frame storage) and send it as `Authorization: Bearer`' }),
+  token: Type.String({ description: "keep it (the loader keeps it in the host page's storage) and send it as `Authorization: Bearer`" }),
   visitorId: Type.String({ description: "the chat's `chatId`" }),
   verified: Type.Boolean({ description: 'the identity was verified with identifierHash' }),
   name: nullable(Type.String()),

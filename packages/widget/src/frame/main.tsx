@@ -2,49 +2,49 @@
 import type { WidgetConversation, WidgetMessage, WidgetSession } from '@parley/contracts';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { isProtocolMessage, type FrameToHost, type HostToFrame, type Identity } from '../protocol.ts';
+import { isProtocolMessage, isVisitorState, type FrameToHost, type HostToFrame, type Identity, type VisitorState } from '../protocol.ts';
 import { ApiError, conversations as listConversations, history, newConversation, send, startSession } from './api.ts';
 import { connectLive } from './live.ts';
 import './frame.css';
 
 const channelId = new URLSearchParams(location.search).get('channel') ?? '';
 const storageKey = `parley:visitor:${channelId}`;
+/** The origins the channel allows to embed it (the frame page lists them): the only ones the frame talks to. */
+const allowedOrigins = (document.getElementById('app')?.dataset.origins ?? '').split(' ').filter(Boolean);
 
-/** The embedding page's origin, as the browser reports it (the server checks it against the channel). */
-function parentOrigin(): string {
-  const ancestors = location.ancestorOrigins;
-  if (ancestors && ancestors.length > 0) return ancestors[0] ?? '';
-  try {
-    return new URL(document.referrer).origin;
-  } catch {
-    return '';
-  }
-}
-const origin = parentOrigin();
+/** The embedding page's origin: the one its `init` came from (checked against the channel's list). */
+let hostOrigin = '';
 
 function toHost(message: FrameToHost): void {
-  if (window.parent !== window && origin) window.parent.postMessage(message, origin);
+  if (window.parent !== window && hostOrigin) window.parent.postMessage(message, hostOrigin);
 }
 
-function readToken(): string | undefined {
+/** `hello` carries nothing: sent to the parent's origin where the browser tells it, else to each allowed one. */
+function helloToHost(): void {
+  if (window.parent === window) return;
+  const parent = location.ancestorOrigins?.[0];
+  const targets = parent && allowedOrigins.includes(parent) ? [parent] : allowedOrigins;
+  for (const target of targets) window.parent.postMessage({ parley: 1, type: 'hello' } satisfies FrameToHost, target);
+}
+
+/** The frame's own storage: only a fallback (partitioned or blocked when the page is on another site). */
+function readOwnState(): VisitorState | null {
   try {
-    return localStorage.getItem(storageKey) ?? undefined;
+    const kept = localStorage.getItem(storageKey);
+    if (kept === null) return null;
+    if (!kept.startsWith('{')) return { token: kept }; // a token kept before the host page kept it
+    const parsed: unknown = JSON.parse(kept);
+    return isVisitorState(parsed) ? parsed : null;
   } catch {
-    return undefined; // storage blocked: the conversation lasts as long as the page
+    return null; // storage blocked: the host page's is all there is
   }
 }
-function forgetToken(): void {
+function writeOwnState(state: VisitorState | null): void {
   try {
-    localStorage.removeItem(storageKey);
+    if (state) localStorage.setItem(storageKey, JSON.stringify(state));
+    else localStorage.removeItem(storageKey);
   } catch {
-    // see readToken
-  }
-}
-function keepToken(token: string): void {
-  try {
-    localStorage.setItem(storageKey, token);
-  } catch {
-    // see readToken
+    // see readOwnState
   }
 }
 
@@ -77,6 +77,7 @@ function App() {
   const [conversationId, setConversationId] = useState<string | null>(null);
   const messagesRef = useRef<WidgetMessage[]>([]);
   const tokenRef = useRef<string>('');
+  const stateRef = useRef<VisitorState | null>(null);
   const logRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
@@ -91,16 +92,29 @@ function App() {
     if (announce) for (const message of incoming) if (!known.has(message.id)) toHost({ parley: 1, type: 'message', message });
   };
 
-  // The host page says hello back with the identity it has (or none), then may identify later.
+  /** What the next page load resumes from: kept here and, through the loader, in the host page's storage. */
+  const keepState = (state: VisitorState | null) => {
+    stateRef.current = state;
+    writeOwnState(state);
+    if (state) toHost({ parley: 1, type: 'store', state });
+  };
+
+  // The host page answers hello with the identity and the visitor state it has (or none), then may identify later.
   useEffect(() => {
     const onMessage = (event: MessageEvent) => {
-      if (event.source !== window.parent || event.origin !== origin || !isProtocolMessage(event.data)) return;
+      if (event.source !== window.parent || !isProtocolMessage(event.data)) return;
+      if (hostOrigin === '' ? !allowedOrigins.includes(event.origin) : event.origin !== hostOrigin) return;
       const message = event.data as HostToFrame;
-      if (message.type === 'init') setIdentity(message.identity);
+      if (message.type === 'init') {
+        hostOrigin = event.origin;
+        stateRef.current = isVisitorState(message.state) ? message.state : readOwnState();
+        setIdentity(message.identity);
+      } else if (hostOrigin === '') return; // nothing before init
       else if (message.type === 'identify') setIdentity(message.identity);
       else if (message.type === 'open') setTimeout(() => inputRef.current?.focus(), 0);
       else if (message.type === 'reset') {
-        forgetToken();
+        stateRef.current = null;
+        writeOwnState(null);
         setIdentity(null);
         setGeneration((n) => n + 1);
       }
@@ -111,7 +125,7 @@ function App() {
       }
     };
     window.addEventListener('message', onMessage);
-    toHost({ parley: 1, type: 'hello' });
+    helloToHost();
     return () => window.removeEventListener('message', onMessage);
   }, []);
 
@@ -123,12 +137,8 @@ function App() {
       setStatus('starting');
       let started: WidgetSession;
       try {
-        started = await startSession({
-          channelId,
-          origin,
-          ...(readToken() ? { token: readToken() as string } : {}),
-          ...(identity ? { identity } : {}),
-        });
+        const kept = stateRef.current?.token;
+        started = await startSession({ channelId, origin: hostOrigin, ...(kept ? { token: kept } : {}), ...(identity ? { identity } : {}) });
       } catch (failure) {
         if (cancelled) return;
         const message = failure instanceof Error ? failure.message : String(failure);
@@ -142,7 +152,7 @@ function App() {
         return;
       }
       if (cancelled) return;
-      keepToken(started.token);
+      keepState({ ...stateRef.current, token: started.token });
       tokenRef.current = started.token;
       document.documentElement.style.setProperty('--accent', started.look.color);
       setRefusal(null);

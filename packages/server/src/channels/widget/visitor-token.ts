@@ -1,5 +1,6 @@
 // Visitor tokens of the chat widget: signed by the server with a key derived from JWT_SECRET (so a visitor token
-// is never a console token, and the other way round), kept in the frame's storage across page loads.
+// is never a console token, and the other way round), kept in the host page's storage across page loads
+// (the loader's, first-party; see docs/decisions.md).
 import { createHmac } from 'node:crypto';
 import { createSigner, createVerifier } from 'fast-jwt';
 

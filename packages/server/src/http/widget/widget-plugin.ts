@@ -59,7 +59,11 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   '/widget/frame.css': { file: 'frame.css', type: 'text/css; charset=utf-8' },
 };
 
-const FRAME_HTML = `<!doctype html>
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** The frame page; `data-origins` lists the embedding origins the frame accepts messages (and the token) from. */
+const frameHtml = (origins: readonly string[]) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -69,7 +73,7 @@ const FRAME_HTML = `<!doctype html>
 <link rel="stylesheet" href="/widget/frame.css">
 </head>
 <body>
-<div id="app"></div>
+<div id="app" data-origins="${escapeHtml(origins.join(' '))}"></div>
 <script src="/widget/frame.js"></script>
 </body>
 </html>
@@ -141,7 +145,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       .header('content-security-policy', csp)
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
-      .send(FRAME_HTML);
+      .send(frameHtml(origins));
   });
 
   const documentBody = JSON.stringify(widgetApiDocument());
