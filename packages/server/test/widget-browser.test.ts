@@ -311,6 +311,57 @@ describe('chat widget in a browser', browserTests, () => {
     });
   });
 
+  test("unread replies: their count on the launcher, in the page title and to parley('on', 'unread'); seen once the chat is open; still unread after a reload", async (tc) => {
+    const { user, snippet } = await setUpChannel();
+    const stub = '<script>window.parley = window.parley || function () { (window.parley.q = window.parley.q || []).push(arguments) };' +
+      "window.unread = []; parley('on', 'unread', function (n) { window.unread.push(n) });</script>";
+    site.page(shopPage(snippet, stub));
+    const { page } = await browser.newPage();
+    const badge = page.locator('[data-parley-widget] .badge');
+    const unreadCalls = () => page.evaluate(() => (globalThis as unknown as { unread: number[] }).unread);
+    const teamReply = async (text: string) => {
+      const [chat] = await widgetChats(user.key);
+      const res = await t.console(user.token, 'POST', `/chat/messages/${chat?.id}/`, { body: { text } });
+      assert.equal(res.status, 201, res.text);
+    };
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      await frameOf(page).getByRole('button', { name: 'Close chat' }).click();
+      assert.equal(await badge.isVisible(), false, 'the answer was seen');
+
+      await teamReply('Still there?');
+      await badge.getByText('1').waitFor(WAIT);
+      await teamReply('We can ship tomorrow.');
+      await badge.getByText('2').waitFor(WAIT);
+      assert.equal(await page.title(), '(2) Shop');
+      assert.deepEqual(await unreadCalls(), [1, 2]);
+      // For screen readers the count is the launcher's description (its name stays `Open chat`).
+      const describedBy = await page.getByRole('button', { name: 'Open chat' }).getAttribute('aria-describedby');
+      const described = await page.locator(`[data-parley-widget] #${describedBy}`).textContent();
+      assert.equal(described, '2 unread replies');
+
+      // Not seen yet: still unread on the next page load.
+      await page.reload();
+      await badge.getByText('2').waitFor(WAIT);
+      assert.equal(await page.title(), '(2) Shop');
+      await openChat(page);
+      await log(page).getByText('We can ship tomorrow.').waitFor(WAIT);
+      await eventually(async () => !(await badge.isVisible()) && (await page.title()) === 'Shop', 15_000);
+      assert.deepEqual(await unreadCalls(), [2, 0]);
+
+      // Seen: after a reload only a newer reply counts.
+      await frameOf(page).getByRole('button', { name: 'Close chat' }).click();
+      await page.reload();
+      await page.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
+      await teamReply('Anything else?');
+      await badge.getByText('1').waitFor(WAIT);
+      assert.equal(await page.title(), '(1) Shop');
+    });
+  });
+
   test('a page whose browser blocks all storage still chats; the conversation lasts as long as the page', async (tc) => {
     const { user, snippet } = await setUpChannel();
     site.page(shopPage(snippet));

@@ -8,12 +8,13 @@
 // another site gets partitioned or no storage (Safari, Firefox strict, Brave, Chrome blocking third-party cookies),
 // so only the page's own storage keeps the visitor across reloads, pages and visits. Storage blocked: the
 // conversation lasts as long as the page.
-//   parley('on', 'message' | 'open' | 'close', handler) / parley('off', event, handler)
+//   parley('on', 'message' | 'open' | 'close' | 'unread', handler) / parley('off', event, handler)
+//                                         ('unread': the count of replies the visitor has not seen)
 // Calls made before the script loaded are queued by a stub `window.parley = window.parley || function () {
 // (window.parley.q = window.parley.q || []).push(arguments) }` and run once it is here.
 import { isProtocolMessage, isVisitorState, type FrameToHost, type HostToFrame, type Identity, type VisitorState } from './protocol.ts';
 
-type EventName = 'message' | 'open' | 'close';
+type EventName = 'message' | 'open' | 'close' | 'unread';
 type Handler = (detail?: unknown) => void;
 interface ParleyFunction {
   (command: string, ...args: unknown[]): void;
@@ -57,7 +58,7 @@ function start(): void {
     }
   };
 
-  const handlers: Record<EventName, Set<Handler>> = { message: new Set(), open: new Set(), close: new Set() };
+  const handlers: Record<EventName, Set<Handler>> = { message: new Set(), open: new Set(), close: new Set(), unread: new Set() };
   let identity: Identity | null = null;
   let helloSeen = false;
   let isOpen = false;
@@ -87,12 +88,20 @@ function start(): void {
   launcher.hidden = true;
   const launcherText = document.createElement('span');
   launcherText.textContent = 'Chat';
-  // Replies that came while the chat was closed (the accessible name stays `Open chat`).
+  // Replies the visitor has not seen (the accessible name stays `Open chat`; the count is its description).
   const badge = document.createElement('span');
   badge.className = 'badge';
+  badge.id = 'parley-unread';
   badge.hidden = true;
+  badge.setAttribute('aria-hidden', 'true');
+  const unreadText = document.createElement('span');
+  unreadText.id = 'parley-unread-text';
+  unreadText.hidden = true;
+  launcher.setAttribute('aria-describedby', unreadText.id);
   let unread = 0;
-  launcher.append(launcherText, badge);
+  /** The page title carries the count as `(N) ` while there is one (and is given back without it). */
+  let titled = false;
+  launcher.append(launcherText, badge, unreadText);
   const frame = document.createElement('iframe');
   frame.title = 'Chat';
   frame.hidden = true;
@@ -114,11 +123,20 @@ function start(): void {
       }
     }
   };
+  const showUnread = (count: number) => {
+    if (count === unread) return;
+    unread = count;
+    badge.textContent = String(count);
+    badge.hidden = count === 0;
+    unreadText.textContent = count === 0 ? '' : `${count} unread ${count === 1 ? 'reply' : 'replies'}`;
+    const bare = titled ? document.title.replace(/^\(\d+\) /, '') : document.title;
+    titled = count > 0;
+    document.title = titled ? `(${count}) ${bare}` : bare;
+    emit('unread', count);
+  };
   const open = () => {
     if (isOpen || launcher.hidden) return;
     isOpen = true;
-    unread = 0;
-    badge.hidden = true;
     frame.hidden = false;
     launcher.hidden = true;
     post({ parley: 1, type: 'open' });
@@ -129,6 +147,7 @@ function start(): void {
     isOpen = false;
     frame.hidden = true;
     launcher.hidden = false;
+    post({ parley: 1, type: 'close' });
     launcher.focus();
     emit('close');
   };
@@ -162,12 +181,10 @@ function start(): void {
         host.remove();
         break;
       case 'message':
-        if (!isOpen && message.message.from !== 'visitor') {
-          unread += 1;
-          badge.textContent = String(unread);
-          badge.hidden = false;
-        }
         emit('message', message.message);
+        break;
+      case 'unread':
+        if (typeof message.count === 'number') showUnread(message.count);
         break;
       case 'store':
         if (isVisitorState(message.state)) keep(message.state);

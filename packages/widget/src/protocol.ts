@@ -11,6 +11,8 @@ export type Identity = VisitorIdentity;
  */
 export interface VisitorState {
   token: string;
+  /** `createdAt` of the last message the visitor saw (the chat open and the page in view): later replies are unread. */
+  seen?: string;
 }
 
 export function isVisitorState(value: unknown): value is VisitorState {
@@ -28,6 +30,8 @@ export type FrameToHost =
   | { parley: 1; type: 'message'; message: WidgetMessage }
   /** Keep this in the host page's storage (a session started: a new visitor's token, or a renewed one). */
   | { parley: 1; type: 'store'; state: VisitorState }
+  /** Replies the visitor has not seen (the launcher's badge, the page title, `parley('on', 'unread')`). */
+  | { parley: 1; type: 'unread'; count: number }
   | { parley: 1; type: 'close' };
 
 /** Host page → frame. */
@@ -35,6 +39,7 @@ export type HostToFrame =
   | { parley: 1; type: 'init'; identity: Identity | null; state: VisitorState | null }
   | { parley: 1; type: 'identify'; identity: Identity }
   | { parley: 1; type: 'open' }
+  | { parley: 1; type: 'close' }
   | { parley: 1; type: 'send'; text: string }
   /** The customer logged out of the site: forget the visitor, start anonymous. */
   | { parley: 1; type: 'reset' };

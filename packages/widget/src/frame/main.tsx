@@ -78,6 +78,8 @@ function App() {
   const messagesRef = useRef<WidgetMessage[]>([]);
   const tokenRef = useRef<string>('');
   const stateRef = useRef<VisitorState | null>(null);
+  const openRef = useRef(false);
+  const unreadRef = useRef(0);
   const logRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
@@ -90,6 +92,24 @@ function App() {
     messagesRef.current = merge(messagesRef.current, incoming);
     setMessages(messagesRef.current);
     if (announce) for (const message of incoming) if (!known.has(message.id)) toHost({ parley: 1, type: 'message', message });
+    reckonUnread();
+  };
+
+  /** Seen while the chat is open and the page in view; the replies after the last one seen are unread. */
+  const reckonUnread = () => {
+    const state = stateRef.current;
+    if (!state) return;
+    const stored = messagesRef.current.filter((message) => !message.id.startsWith('local-'));
+    const last = stored.at(-1);
+    if (last && openRef.current && document.visibilityState === 'visible' && state.seen !== last.createdAt) {
+      keepState({ ...state, seen: last.createdAt });
+    }
+    const seen = stateRef.current?.seen;
+    const count = stored.filter((message) => message.from !== 'visitor' && (seen === undefined || message.createdAt > seen)).length;
+    if (count !== unreadRef.current) {
+      unreadRef.current = count;
+      toHost({ parley: 1, type: 'unread', count });
+    }
   };
 
   /** What the next page load resumes from: kept here and, through the loader, in the host page's storage. */
@@ -111,7 +131,11 @@ function App() {
         setIdentity(message.identity);
       } else if (hostOrigin === '') return; // nothing before init
       else if (message.type === 'identify') setIdentity(message.identity);
-      else if (message.type === 'open') setTimeout(() => inputRef.current?.focus(), 0);
+      else if (message.type === 'open') {
+        openRef.current = true;
+        reckonUnread();
+        setTimeout(() => inputRef.current?.focus(), 0);
+      } else if (message.type === 'close') openRef.current = false;
       else if (message.type === 'reset') {
         stateRef.current = null;
         writeOwnState(null);
@@ -124,9 +148,14 @@ function App() {
         else pendingSends.current.push(message.text);
       }
     };
+    const onVisibility = () => reckonUnread();
     window.addEventListener('message', onMessage);
+    document.addEventListener('visibilitychange', onVisibility);
     helloToHost();
-    return () => window.removeEventListener('message', onMessage);
+    return () => {
+      window.removeEventListener('message', onMessage);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
   }, []);
 
   // A session for the current identity (resumed with the kept token), then the visitor's conversations.
@@ -184,6 +213,10 @@ function App() {
       try {
         const past = await history(tokenRef.current, conversationId);
         if (cancelled) return;
+        // Nothing known seen (a state kept before unread counts): what was there is not news.
+        const state = stateRef.current;
+        const last = past.messages.at(-1);
+        if (state && state.seen === undefined && last) keepState({ ...state, seen: last.createdAt });
         add(past.messages, false);
       } catch (failure) {
         setError(failure instanceof Error ? failure.message : String(failure));
