@@ -160,4 +160,8 @@ export const Errors = {
     new DomainError(400, `Message too long: at most ${limit} characters`, 'default', 'widgetMessageTooLong', { limit }),
   widgetMessageEmpty: plain(400, 'widgetMessageEmpty', 'Type a message or attach a file'),
   widgetConversationNotFound: plain(404, 'widgetConversationNotFound', 'Conversation not found'),
+  widgetDetailsRequired: (fields: readonly string[]) =>
+    new DomainError(400, `Fill in the form first: ${fields.join(' and ')} ${fields.length > 1 ? 'are' : 'is'} required`, 'default', 'widgetDetailsRequired', {
+      fields: fields.join(', '),
+    }),
 } as const;

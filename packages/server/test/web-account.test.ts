@@ -301,6 +301,9 @@ describe('web account in Chromium', browserTests, () => {
         await widget.getByRole('combobox', { name: 'Widget position', exact: true }).selectOption('left');
         await widget.getByRole('checkbox', { name: 'Require verified identity', exact: true }).check();
         await widget.getByLabel('Identity secret', { exact: true }).fill('a-widget-identity-secret-0123');
+        await widget.getByRole('checkbox', { name: 'Pre-chat form', exact: true }).check();
+        await widget.getByRole('combobox', { name: 'Name field', exact: true }).selectOption('required');
+        await widget.getByRole('combobox', { name: 'Email field', exact: true }).selectOption('optional');
         await widget.getByRole('button', { name: 'Save widget', exact: true }).click();
         await widget.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: WAIT });
         const { body } = await t.console<{ channels: Array<{ type: string; widget?: Record<string, unknown> }> }>(user.token, 'GET', '/channels/all/');
@@ -310,6 +313,7 @@ describe('web account in Chromium', browserTests, () => {
         assert.equal(saved?.position, 'left');
         assert.equal(saved?.requireVerifiedIdentity, true);
         assert.equal(saved?.identitySecretSet, true);
+        assert.deepEqual(saved?.preChatForm, { enabled: true, name: 'required', email: 'optional' });
         assert.ok(!(await page.content()).includes('a-widget-identity-secret-0123'), 'the secret is not shown back');
       });
     });

@@ -25,6 +25,7 @@ interface WidgetView {
   messagesPerMinute: number;
   newVisitorsPerIpPerMinute: number;
   maxMessageLength: number;
+  preChatForm: { enabled: boolean; name: string; email: string };
   identitySecretSet: boolean;
   snippet: string;
 }
@@ -40,6 +41,7 @@ interface Session {
   name: string | null;
   email: string | null;
   look: { title: string; color: string; position: string; launcherText: string; greeting: string };
+  preChatForm: { name: string; email: string } | null;
 }
 interface WidgetMessage {
   id: string;
@@ -85,6 +87,11 @@ function visitor(token: string) {
 
 const hashOf = (identifier: string) => createHmac('sha256', SECRET).update(identifier).digest('hex');
 
+async function chatCount(channelId: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from chats where channel_id = ${channelId}`);
+  return row?.n ?? 0;
+}
+
 async function visitorCount(channelId: string): Promise<number> {
   const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
   return row?.n ?? 0;
@@ -106,6 +113,7 @@ describe('console settings of a widget channel', () => {
       messagesPerMinute: 10,
       newVisitorsPerIpPerMinute: 20,
       maxMessageLength: 2000,
+      preChatForm: { enabled: false, name: 'optional', email: 'required' },
       identitySecretSet: false,
       snippet: `<script src="${PUBLIC_URL}/widget.js" data-channel="${channel.id}" async></script>`,
     });
@@ -138,7 +146,17 @@ describe('console settings of a widget channel', () => {
       400,
       { message: 'widget.identitySecret is needed when widget.requireVerifiedIdentity is true', statusCode: 400 },
     ]);
-    for (const widget of [{ allowedOrigins: ['https://shop.example/path'] }, { color: 'red' }, { position: 'top' }, { messagesPerMinute: 0 }, { unknown: 1 }]) {
+    const invalid = [
+      { allowedOrigins: ['https://shop.example/path'] },
+      { color: 'red' },
+      { position: 'top' },
+      { messagesPerMinute: 0 },
+      { unknown: 1 },
+      { preChatForm: { name: 'sometimes' } },
+      { preChatForm: { enabled: 'yes' } },
+      { preChatForm: { phone: 'required' } },
+    ];
+    for (const widget of invalid) {
       const res = await t.console(user.token, 'PUT', `/channel/widget/${channel.id}/`, { body: { widget } });
       assert.equal(res.status, 400, JSON.stringify(widget));
     }
@@ -146,6 +164,20 @@ describe('console settings of a widget channel', () => {
     assert.equal(custom.status, 400);
     const plain = await t.console<ChannelView>(user.token, 'POST', '/channel/custom/connect/', { body: { name: 'API' } });
     assert.equal(plain.body.widget, undefined);
+  });
+
+  test('the pre-chat form: off by default; its fields change one at a time', async () => {
+    const user = await t.createConsoleUser();
+    const channel = await widgetChannel(user.token);
+    const on = await t.console<ChannelView>(user.token, 'PUT', `/channel/widget/${channel.id}/`, { body: { widget: { preChatForm: { enabled: true } } } });
+    assert.equal(on.status, 200, on.text);
+    assert.deepEqual(on.body.widget?.preChatForm, { enabled: true, name: 'optional', email: 'required' });
+    const named = await t.console<ChannelView>(user.token, 'PUT', `/channel/widget/${channel.id}/`, {
+      body: { widget: { preChatForm: { name: 'required', email: 'optional' } } },
+    });
+    assert.deepEqual(named.body.widget?.preChatForm, { enabled: true, name: 'required', email: 'optional' });
+    const other = await t.console<ChannelView>(user.token, 'PUT', `/channel/widget/${channel.id}/`, { body: { widget: { title: 'Help' } } });
+    assert.deepEqual(other.body.widget?.preChatForm, { enabled: true, name: 'required', email: 'optional' });
   });
 
   test("another account's widget channel is not found", async () => {
@@ -302,6 +334,47 @@ describe('visitor messages', () => {
     const last = (await me.history()).body.messages.at(-1);
     assert.deepEqual(last && [last.role, last.from, last.text], ['assistant', 'team', 'Anything else?']);
     assert.equal(JSON.stringify((await me.history()).body).includes(user.email), false, "a team member's e-mail is not shown");
+  });
+
+  test("the pre-chat form's answers are the chat's name and e-mail; a required one missing refuses messages", async () => {
+    const user = await t.createConsoleUser();
+    const channel = await widgetChannel(user.token, { preChatForm: { enabled: true, name: 'optional', email: 'required' } }, { disableAgentResponses: true });
+    const start = await session({ channelId: channel.id });
+    assert.equal(start.status, 200, start.text);
+    assert.deepEqual(start.body.preChatForm, { name: 'optional', email: 'required' });
+    const auth = { authorization: `Bearer ${start.body.token}` };
+    const me = visitor(start.body.token);
+
+    const early = await me.send('Hello?');
+    assert.deepEqual([early.status, early.body], [400, { message: 'Fill in the form first: email is required', statusCode: 400 }]);
+    const nameOnly = await t.request('PUT', '/widget/v1/visitor', { body: { name: 'Dana' }, headers: auth });
+    assert.deepEqual([nameOnly.status, nameOnly.body], [400, { message: 'Fill in the form first: email is required', statusCode: 400 }]);
+    const badEmail = await t.request('PUT', '/widget/v1/visitor', { body: { email: 'not an address' }, headers: auth });
+    assert.equal(badEmail.status, 400);
+    assert.equal(await chatCount(channel.id), 0);
+
+    const given = await t.request('PUT', '/widget/v1/visitor', { body: { name: ' Dana ', email: 'dana@example.com' }, headers: auth });
+    assert.deepEqual([given.status, given.body], [200, { name: 'Dana', email: 'dana@example.com' }]);
+    const sent = await me.send('Hello?');
+    assert.equal(sent.status, 201, sent.text);
+    const [chat] = await queryRows<{ dialog_name: string; email: string | null }>(
+      t.database.db,
+      sql`select dialog_name, email from chats where channel_id = ${channel.id}`,
+    );
+    assert.deepEqual(chat, { dialog_name: 'Dana', email: 'dana@example.com' });
+    // Changed later, the chat follows; the session says who the visitor is.
+    const changed = await t.request('PUT', '/widget/v1/visitor', { body: { email: 'dana@shop.example' }, headers: auth });
+    assert.equal(changed.status, 200, changed.text);
+    const [after] = await queryRows<{ email: string | null }>(t.database.db, sql`select email from chats where channel_id = ${channel.id}`);
+    assert.equal(after?.email, 'dana@shop.example');
+    const again = await session({ channelId: channel.id, token: start.body.token });
+    assert.deepEqual([again.body.name, again.body.email], ['Dana', 'dana@shop.example']);
+
+    // Off: no form, and nothing is required.
+    const off = await widgetChannel(user.token, {}, { disableAgentResponses: true });
+    const plain = await session({ channelId: off.id });
+    assert.equal(plain.body.preChatForm, null);
+    assert.equal((await visitor(plain.body.token).send('Hi')).status, 201);
   });
 
   test('disabled agent responses: the message is stored and sent to the webhook, no reply', async () => {
@@ -555,6 +628,6 @@ describe('served files', () => {
     assert.equal((await t.request('GET', '/widget/frame', { query: { channel: 'nope' } })).status, 404);
     const doc = await t.request<{ openapi: string; paths: Record<string, unknown> }>('GET', '/widget/v1/openapi.json');
     assert.equal(doc.status, 200);
-    assert.deepEqual(Object.keys(doc.body.paths).sort(), ['/conversations', '/messages', '/session']);
+    assert.deepEqual(Object.keys(doc.body.paths).sort(), ['/conversations', '/messages', '/session', '/visitor']);
   });
 });

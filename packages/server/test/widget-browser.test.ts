@@ -107,7 +107,7 @@ async function say(page: Page, text: string) {
 }
 
 async function widgetChats(key: string) {
-  const res = await t.api<{ chats: { id: string; chatId: string; channelName: string; uniqueId: string }[] }>(key, '/chats/chat', {
+  const res = await t.api<{ chats: { id: string; chatId: string; channelName: string; uniqueId: string; dialogName: string; email: string | null }[] }>(key, '/chats/chat', {
     channelName: 'widget',
   });
   assert.equal(res.status, 200, res.text);
@@ -359,6 +359,35 @@ describe('chat widget in a browser', browserTests, () => {
       await teamReply('Anything else?');
       await badge.getByText('1').waitFor(WAIT);
       assert.equal(await page.title(), '(1) Shop');
+    });
+  });
+
+  test("the pre-chat form: name and e-mail before the first message are the chat's; once answered it does not come back", async (tc) => {
+    const { user, snippet } = await setUpChannel({ preChatForm: { enabled: true, name: 'required', email: 'required' } });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await page.getByRole('button', { name: 'Open chat' }).click(WAIT);
+      const name = frameOf(page).getByRole('textbox', { name: 'Name', exact: true });
+      await name.waitFor(WAIT);
+      assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).count(), 0, 'no message box before the form');
+      // Required: the browser keeps the form until both are there.
+      await frameOf(page).getByRole('button', { name: 'Start chat' }).click();
+      assert.equal(await name.isVisible(), true);
+      await name.fill('Dana');
+      await frameOf(page).getByRole('textbox', { name: 'Email', exact: true }).fill('dana@example.com');
+      await frameOf(page).getByRole('button', { name: 'Start chat' }).click();
+      await frameOf(page).getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
+      await say(page, QUESTION);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      const [chat] = await widgetChats(user.key);
+      assert.deepEqual(chat && [chat.dialogName, chat.email], ['Dana', 'dana@example.com']);
+
+      await page.reload();
+      await openChat(page);
+      await log(page).getByText(ANSWER).waitFor(WAIT);
+      assert.equal(await name.count(), 0);
     });
   });
 

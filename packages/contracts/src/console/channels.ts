@@ -100,6 +100,17 @@ export const ChannelCredentials = {
 
 // --- Chat widget (DESIGN.md, Chat widget) ------------------------------------------------------------------
 
+export const PRE_CHAT_FIELD = ['required', 'optional'] as const;
+export type PreChatField = (typeof PRE_CHAT_FIELD)[number];
+
+/** The form a visitor fills in before the first message: its answers are the chat's name and e-mail. */
+export const PreChatForm = object({
+  enabled: Type.Boolean({ description: 'the form is shown before the first message' }),
+  name: stringEnum(PRE_CHAT_FIELD, { description: "the visitor's name: the chat's `dialogName`" }),
+  email: stringEnum(PRE_CHAT_FIELD, { description: "the visitor's e-mail: the chat's `email` (CRM sync finds the contact by it)" }),
+});
+export type PreChatForm = Static<typeof PreChatForm>;
+
 /** Settings of a new widget channel, for every field the connect body leaves out. */
 export const WIDGET_DEFAULTS = {
   allowedOrigins: [] as string[],
@@ -112,6 +123,7 @@ export const WIDGET_DEFAULTS = {
   messagesPerMinute: 10,
   newVisitorsPerIpPerMinute: 20,
   maxMessageLength: 2000,
+  preChatForm: { enabled: false, name: 'optional', email: 'required' } as PreChatForm,
 };
 
 const widgetFields = {
@@ -128,11 +140,13 @@ const widgetFields = {
   messagesPerMinute: Type.Integer({ minimum: 1, maximum: 120, description: 'messages per visitor per minute' }),
   newVisitorsPerIpPerMinute: Type.Integer({ minimum: 1, maximum: 1000, description: 'new visitors per IP address per minute' }),
   maxMessageLength: Type.Integer({ minimum: 1, maximum: 10_000, description: 'characters per visitor message' }),
+  preChatForm: PreChatForm,
 };
 
 /** Widget settings in a connect or change body (changed fields only); `identitySecret` is write-only. */
 export const WidgetSettingsInput = object({
   ...optional(widgetFields),
+  preChatForm: Type.Optional(object(optional(PreChatForm.properties), { description: 'changed fields only' })),
   identitySecret: Type.Optional(
     nullable(Type.String({ minLength: 16, maxLength: 200, description: 'write-only; HMAC-SHA256 key of identifierHash' })),
   ),

@@ -43,6 +43,8 @@ export const WidgetLimits = object({
   messagesPerMinute: Type.Integer(),
 });
 
+const PreChatFieldRule = stringEnum(['required', 'optional'] as const);
+
 export const WidgetSession = object({
   token: Type.String({ description: "keep it (the loader keeps it in the host page's storage) and send it as `Authorization: Bearer`" }),
   visitorId: Type.String({ description: "the chat's `chatId`" }),
@@ -51,6 +53,12 @@ export const WidgetSession = object({
   email: nullable(Type.String()),
   look: WidgetLook,
   limits: WidgetLimits,
+  preChatForm: nullable(
+    object(
+      { name: PreChatFieldRule, email: PreChatFieldRule },
+      { description: 'the form to ask before the first message (`PUT /visitor`); null: none' },
+    ),
+  ),
 });
 export type WidgetSession = Static<typeof WidgetSession>;
 
@@ -76,6 +84,13 @@ export const WidgetSendBody = object({
   text: Type.String({ maxLength: 10_000, description: "may be empty when files are attached; the channel's maxMessageLength applies" }),
 });
 export type WidgetSendBody = Static<typeof WidgetSendBody>;
+
+/** The pre-chat form's answers: the visitor's name and e-mail, so the chats' name and e-mail. */
+export const WidgetVisitorDetails = object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+  email: Type.Optional(Type.String({ minLength: 3, maxLength: 320, format: 'email' })),
+});
+export type WidgetVisitorDetails = Static<typeof WidgetVisitorDetails>;
 
 /** One of the visitor's conversations (each is a chat of the channel). */
 export const WidgetConversation = object({
@@ -149,6 +164,16 @@ export const widgetRoutes = {
     description: 'Each conversation is a chat of its own. While the newest one has no message yet, it is returned instead of a new one.',
     tags: ['Visitor'],
     schema: { response: { 201: object({ conversation: WidgetConversation }), ...Errors } },
+  }),
+  updateVisitor: route({
+    method: 'PUT',
+    url: '/visitor',
+    operationId: 'updateVisitor',
+    summary: "The visitor's name and e-mail (the pre-chat form)",
+    description:
+      "Sets the given fields on the visitor and on the chats of all their conversations (`dialogName`, `email`). 400 when the channel's pre-chat form requires a field that is still missing.",
+    tags: ['Visitor'],
+    schema: { body: WidgetVisitorDetails, response: { 200: object({ name: nullable(Type.String()), email: nullable(Type.String()) }), ...Errors } },
   }),
 } as const;
 

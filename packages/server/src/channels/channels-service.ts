@@ -200,8 +200,9 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
 
   /** Changed widget fields over the stored ones; the identity secret is kept unless a new one (or null) is given. */
   function widgetChanges(input: WidgetSettingsInput, previous: ChannelRow | undefined): ChannelChanges {
-    const { identitySecret, ...fields } = input;
-    const widget = { ...widgetSettingsOf(previous ?? { widget: null }), ...fields };
+    const { identitySecret, preChatForm, ...fields } = input;
+    const stored = widgetSettingsOf(previous ?? { widget: null });
+    const widget = { ...stored, ...fields, preChatForm: { ...stored.preChatForm, ...preChatForm } };
     widget.allowedOrigins = [...new Set(widget.allowedOrigins.map((origin) => normalizeOrigin(origin) ?? origin.toLowerCase()))];
     const secret = identitySecret === undefined ? (previous?.widgetIdentitySecret ?? null) : identitySecret;
     if (widget.requireVerifiedIdentity && secret === null) throw Errors.widgetIdentitySecretMissing();

@@ -99,6 +99,8 @@ export interface StoredWidgetSettings {
   messagesPerMinute: number;
   newVisitorsPerIpPerMinute: number;
   maxMessageLength: number;
+  /** Asked before the first message when enabled (absent in rows stored before it existed: the default). */
+  preChatForm: { enabled: boolean; name: 'required' | 'optional'; email: 'required' | 'optional' };
 }
 
 export const knowledgeBases = pgTable(

@@ -1,7 +1,17 @@
 // One channel: agent settings, engine, knowledge base, working hours, webhook, test event, Disable agent
 // responses, delete, and the Try the agent panel.
 import { useEffect, useState } from 'preact/hooks';
-import type { AgentEngineInput, Channel, GivenPassage, KnowledgeBase, UpdateChannelBody, Weekday, WidgetSettingsInput, WorkingHours } from '@parley/contracts';
+import type {
+  AgentEngineInput,
+  Channel,
+  GivenPassage,
+  KnowledgeBase,
+  PreChatForm,
+  UpdateChannelBody,
+  Weekday,
+  WidgetSettingsInput,
+  WorkingHours,
+} from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
@@ -122,6 +132,7 @@ function WidgetSettingsForm({ channel, path, onSaved }: { channel: Channel; path
   const [messagesPerMinute, setMessagesPerMinute] = useState(view?.messagesPerMinute ?? 10);
   const [visitorsPerMinute, setVisitorsPerMinute] = useState(view?.newVisitorsPerIpPerMinute ?? 20);
   const [maxLength, setMaxLength] = useState(view?.maxMessageLength ?? 2000);
+  const [preChat, setPreChat] = useState<PreChatForm>(view?.preChatForm ?? { enabled: false, name: 'optional', email: 'required' });
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   if (!view) return null;
@@ -141,6 +152,7 @@ function WidgetSettingsForm({ channel, path, onSaved }: { channel: Channel; path
       messagesPerMinute,
       newVisitorsPerIpPerMinute: visitorsPerMinute,
       maxMessageLength: maxLength,
+      preChatForm: preChat,
     };
     if (identitySecret) widget.identitySecret = identitySecret;
     try {
@@ -187,6 +199,26 @@ function WidgetSettingsForm({ channel, path, onSaved }: { channel: Channel; path
       <Field label={`${t('Identity secret')} (${view.identitySecretSet ? t('set; type to replace') : t('not set')})`}>
         <input aria-label="Identity secret" type="password" autocomplete="off" minLength={16} value={identitySecret} onInput={(e) => setIdentitySecret(e.currentTarget.value)} />
       </Field>
+      <label class="check">
+        <input type="checkbox" aria-label="Pre-chat form" checked={preChat.enabled} onChange={(e) => setPreChat({ ...preChat, enabled: e.currentTarget.checked })} />
+        {t('Pre-chat form: ask for name and e-mail before the first message')}
+      </label>
+      {preChat.enabled && (
+        <div class="row wrap">
+          {(['name', 'email'] as const).map((field) => (
+            <Field key={field} label={field === 'name' ? t('Name field') : t('Email field')}>
+              <select
+                aria-label={field === 'name' ? 'Name field' : 'Email field'}
+                value={preChat[field]}
+                onChange={(e) => setPreChat({ ...preChat, [field]: e.currentTarget.value === 'required' ? 'required' : 'optional' })}
+              >
+                <option value="required">{t('Required')}</option>
+                <option value="optional">{t('Optional')}</option>
+              </select>
+            </Field>
+          ))}
+        </div>
+      )}
       <div class="row wrap">
         <Field label={t('Messages per visitor per minute')}>
           <input aria-label="Messages per minute" type="number" min={1} value={messagesPerMinute} onInput={(e) => setMessagesPerMinute(Number(e.currentTarget.value))} />

@@ -55,3 +55,11 @@ export function send(token: string, conversation: string, text: string, files: r
   for (const file of files) form.append('files', file, file.name);
   return call(path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
 }
+
+export function updateDetails(token: string, details: { name?: string; email?: string }): Promise<{ name: string | null; email: string | null }> {
+  return call('/visitor', {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(details),
+  });
+}

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { isProtocolMessage, isVisitorState, type FrameToHost, type HostToFrame, type Identity, type VisitorState } from '../protocol.ts';
 import { ApiError, conversations as listConversations, history, newConversation, send, startSession } from './api.ts';
 import { connectLive } from './live.ts';
+import { PreChatForm, type Details } from './pre-chat.tsx';
 import './frame.css';
 
 const channelId = new URLSearchParams(location.search).get('channel') ?? '';
@@ -82,6 +83,10 @@ function App() {
   const unreadRef = useRef(0);
   const logRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const detailsRef = useRef<HTMLInputElement>(null);
+  const [details, setDetails] = useState<Details>({ name: null, email: null });
+  /** The pre-chat form was answered on this page. */
+  const [detailsGiven, setDetailsGiven] = useState(false);
   const fileRef = useRef<HTMLInputElement>(null);
   const sendRef = useRef<(text: string, files: File[]) => Promise<boolean>>(async () => false);
   const readyRef = useRef(false);
@@ -134,11 +139,12 @@ function App() {
       else if (message.type === 'open') {
         openRef.current = true;
         reckonUnread();
-        setTimeout(() => inputRef.current?.focus(), 0);
+        setTimeout(() => (detailsRef.current ?? inputRef.current)?.focus(), 0);
       } else if (message.type === 'close') openRef.current = false;
       else if (message.type === 'reset') {
         stateRef.current = null;
         writeOwnState(null);
+        setDetailsGiven(false);
         setIdentity(null);
         setGeneration((n) => n + 1);
       }
@@ -185,6 +191,7 @@ function App() {
       tokenRef.current = started.token;
       document.documentElement.style.setProperty('--accent', started.look.color);
       setRefusal(null);
+      setDetails({ name: started.name, email: started.email });
       toHost({ parley: 1, type: 'ready', look: started.look });
       try {
         const list = (await listConversations(started.token)).conversations;
@@ -305,6 +312,11 @@ function App() {
   };
 
   const look = session?.look;
+  // The pre-chat form: while a required answer is missing, or before the first message while any is.
+  const rules = session?.preChatForm ?? null;
+  const missingRequired = rules !== null && ((rules.name === 'required' && !details.name) || (rules.email === 'required' && !details.email));
+  const chatted = messages.length > 0 || conversations.some((conversation) => conversation.lastMessageAt !== null);
+  const askDetails = rules !== null && !detailsGiven && (missingRequired || (!chatted && (!details.name || !details.email)));
   return (
     <div class="chat">
       <header class="chat-header">
@@ -363,35 +375,49 @@ function App() {
               {error}
             </p>
           ) : null}
-          <form class="composer" onSubmit={submit}>
-            <textarea
-              aria-label="Message"
-              placeholder="Type a message…"
-              rows={2}
-              ref={inputRef}
-              value={draft}
-              disabled={!session || !conversationId}
-              onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
-              onKeyDown={(event) => {
-                if (event.key === 'Enter' && !event.shiftKey) void submit(event);
+          {askDetails && rules ? (
+            <PreChatForm
+              rules={rules}
+              initial={details}
+              token={() => tokenRef.current}
+              firstField={detailsRef}
+              onDone={(given) => {
+                setDetails(given);
+                setDetailsGiven(true);
+                setTimeout(() => inputRef.current?.focus(), 0);
               }}
             />
-            <div class="actions">
-              <label class="attach">
-                <input
-                  type="file"
-                  multiple
-                  aria-label="Attach files"
-                  ref={fileRef}
-                  onChange={(event) => setFiles(Array.from((event.target as HTMLInputElement).files ?? []))}
-                />
-                {files.length > 0 ? `${files.length} file${files.length > 1 ? 's' : ''}` : 'Attach'}
-              </label>
-              <button type="submit" disabled={!session || sending}>
-                Send
-              </button>
-            </div>
-          </form>
+          ) : (
+            <form class="composer" onSubmit={submit}>
+              <textarea
+                aria-label="Message"
+                placeholder="Type a message…"
+                rows={2}
+                ref={inputRef}
+                value={draft}
+                disabled={!session || !conversationId}
+                onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter' && !event.shiftKey) void submit(event);
+                }}
+              />
+              <div class="actions">
+                <label class="attach">
+                  <input
+                    type="file"
+                    multiple
+                    aria-label="Attach files"
+                    ref={fileRef}
+                    onChange={(event) => setFiles(Array.from((event.target as HTMLInputElement).files ?? []))}
+                  />
+                  {files.length > 0 ? `${files.length} file${files.length > 1 ? 's' : ''}` : 'Attach'}
+                </label>
+                <button type="submit" disabled={!session || sending}>
+                  Send
+                </button>
+              </div>
+            </form>
+          )}
         </>
       )}
     </div>

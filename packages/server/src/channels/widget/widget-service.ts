@@ -9,6 +9,7 @@ import {
   type WidgetConversation,
   type WidgetMessage,
   type WidgetSession,
+  type WidgetVisitorDetails,
 } from '@parley/contracts';
 import type { Database } from '../../db/client.ts';
 import type { StoredWidgetSettings } from '../../db/schema.ts';
@@ -57,6 +58,16 @@ function hashMatches(secret: string, identifier: string, given: string): boolean
   const expected = Buffer.from(identifierHash(secret, identifier), 'hex');
   const actual = Buffer.from(given.toLowerCase(), 'hex');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** The details the channel's pre-chat form requires that the visitor has not given (none when it is off). */
+function missingDetails(settings: StoredWidgetSettings, visitor: Pick<VisitorRow, 'name' | 'email'>): string[] {
+  const form = settings.preChatForm;
+  if (!form.enabled) return [];
+  return [
+    ...(form.name === 'required' && !visitor.name ? ['name'] : []),
+    ...(form.email === 'required' && !visitor.email ? ['email'] : []),
+  ];
 }
 
 export interface WidgetServiceDeps {
@@ -162,7 +173,25 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
           maxFileBytes: MAX_FILE_BYTES,
           messagesPerMinute: settings.messagesPerMinute,
         },
+        preChatForm: settings.preChatForm.enabled ? { name: settings.preChatForm.name, email: settings.preChatForm.email } : null,
       };
+    },
+
+    /** The pre-chat form's answers: the visitor's name and e-mail, and so their chats'. */
+    async updateDetails({ channel, settings, visitor }: VisitorContext, body: WidgetVisitorDetails): Promise<{ name: string | null; email: string | null }> {
+      const changes = {
+        ...(body.name !== undefined ? { name: body.name.trim() } : {}),
+        ...(body.email !== undefined ? { email: body.email.trim() } : {}),
+      };
+      const missing = missingDetails(settings, { ...visitor, ...changes });
+      if (missing.length > 0) throw Errors.widgetDetailsRequired(missing);
+      if (Object.keys(changes).length === 0) return { name: visitor.name, email: visitor.email };
+      const updated = await store.updateVisitor(visitor.id, changes);
+      await store.updateChatsIdentity(channel.id, visitor.id, {
+        ...(changes.name !== undefined ? { dialogName: changes.name } : {}),
+        ...(changes.email !== undefined ? { email: changes.email } : {}),
+      });
+      return { name: updated.name, email: updated.email };
     },
 
     /** Every visitor request: a valid token, its channel still a widget, the page's origin still allowed. */
@@ -246,6 +275,8 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
       const { channel, settings, visitor } = context;
       if (text.trim() === '' && uploads.length === 0) throw Errors.widgetMessageEmpty();
       if ([...text].length > settings.maxMessageLength) throw Errors.widgetMessageTooLong(settings.maxMessageLength);
+      const missing = missingDetails(settings, visitor);
+      if (missing.length > 0) throw Errors.widgetDetailsRequired(missing);
       const chat = await store.findChat(channel.id, conversation.id);
       if (chat?.banned) return { message: null }; // ignored before any file is written
       const recent = await store.countCustomerMessages(channel.id, visitor.id, new Date(clock.now().getTime() - MINUTE_MS));

@@ -197,6 +197,14 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
         return reply.code(201).send(await widget.newConversation(context));
       },
     });
+    api.route({
+      ...routeOptions(widgetRoutes.updateVisitor),
+      handler: async (request) => {
+        const context = await widget.authenticate(request.headers.authorization);
+        checkOrigin(request, context.settings.allowedOrigins);
+        return widget.updateDetails(context, request.body);
+      },
+    });
     scope.get('/live', { websocket: true }, (socket, request) => {
       const origin = request.headers.origin;
       const parsed = origin === undefined ? undefined : normalizeOrigin(origin);
