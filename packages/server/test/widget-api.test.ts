@@ -10,6 +10,7 @@ import { queryRows } from '../src/db/client.ts';
 import { eventsOf, eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
+import { hoursTwoDaysAhead, WEEKDAYS } from './support/working-hours.ts';
 
 const SITE = 'https://shop.example';
 const SECRET = 'widget-identity-secret-0123456789';
@@ -42,6 +43,7 @@ interface Session {
   email: string | null;
   look: { title: string; color: string; position: string; launcherText: string; greeting: string };
   preChatForm: { name: string; email: string } | null;
+  away: { backAt: string | null } | null;
 }
 interface WidgetMessage {
   id: string;
@@ -285,6 +287,32 @@ describe('visitor sessions', () => {
     assert.equal(pretender.body.verified, false);
     assert.notEqual(pretender.body.visitorId, known.body.visitorId);
     assert.deepEqual((await visitor(pretender.body.token).history()).body.messages, []);
+  });
+});
+
+describe('away mode', () => {
+  test("outside the channel's working hours the session says when they next begin; messages are still taken", async () => {
+    const user = await t.createConsoleUser();
+    const { workingHours, backAt } = hoursTwoDaysAhead();
+    const closed = await widgetChannel(user.token, {}, { workingHours, autoReply: 'We are closed; we answer tomorrow.' });
+    const start = await session({ channelId: closed.id });
+    assert.equal(start.status, 200, start.text);
+    assert.deepEqual(start.body.away, { backAt });
+    const me = visitor(start.body.token);
+    assert.equal((await me.send('Anyone there?')).status, 201);
+    const replies = await eventually(async () => {
+      const { messages } = (await me.history()).body;
+      return messages.length === 2 && messages;
+    }, 10_000);
+    assert.deepEqual(replies.map((m) => [m.from, m.text]), [['visitor', 'Anyone there?'], ['agent', 'We are closed; we answer tomorrow.']]);
+
+    const always = WEEKDAYS.map((day) => ({ day, from: '00:00', to: '24:00' }));
+    const open = await widgetChannel(user.token, {}, { workingHours: { timeZone: 'UTC', intervals: always } });
+    assert.equal((await session({ channelId: open.id })).body.away, null);
+    const noHours = await widgetChannel(user.token);
+    assert.equal((await session({ channelId: noHours.id })).body.away, null);
+    const never = await widgetChannel(user.token, {}, { workingHours: { timeZone: 'UTC', intervals: [] } });
+    assert.deepEqual((await session({ channelId: never.id })).body.away, { backAt: null });
   });
 });
 

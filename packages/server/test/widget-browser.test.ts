@@ -15,6 +15,7 @@ import { browserTests, launchBrowser, withScreenshotOnFailure, type TestBrowser 
 import { eventsOf, eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
+import { hoursTwoDaysAhead } from './support/working-hours.ts';
 
 const SECRET = 'widget-identity-secret-0123456789';
 const QUESTION = 'How long does shipping take?';
@@ -388,6 +389,24 @@ describe('chat widget in a browser', browserTests, () => {
       await openChat(page);
       await log(page).getByText(ANSWER).waitFor(WAIT);
       assert.equal(await name.count(), 0);
+    });
+  });
+
+  test('away mode: outside working hours the frame says when the team is back, and still takes messages', async (tc) => {
+    const { workingHours, backAt } = hoursTwoDaysAhead();
+    const { user, snippet } = await setUpChannel({}, { workingHours, autoReply: 'We are closed; we answer tomorrow.' });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      const note = frameOf(page).getByRole('note');
+      await note.getByText("We're away right now").waitFor(WAIT);
+      assert.equal(await note.locator('time').getAttribute('datetime'), backAt);
+      await say(page, QUESTION);
+      await log(page).getByText('We are closed; we answer tomorrow.').waitFor(WAIT);
+      assert.equal(await log(page).getByText(ANSWER).count(), 0, 'the agent answers within working hours only');
+      assert.equal((await widgetChats(user.key)).length, 1);
     });
   });
 

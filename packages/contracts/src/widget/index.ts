@@ -59,6 +59,12 @@ export const WidgetSession = object({
       { description: 'the form to ask before the first message (`PUT /visitor`); null: none' },
     ),
   ),
+  away: nullable(
+    object(
+      { backAt: nullable(Type.String({ format: 'date-time', description: "when the channel's working hours next begin; null: no hours ahead" })) },
+      { description: "outside the channel's working hours (messages are still taken); null: within them, or no hours set" },
+    ),
+  ),
 });
 export type WidgetSession = Static<typeof WidgetSession>;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { autoReplyDue, isOpen, lastClosedAt } from './working-hours.ts';
+import { autoReplyDue, isOpen, lastClosedAt, nextOpenAt } from './working-hours.ts';
 
 // Weekdays 09:00–17:00 in Berlin (UTC+1 in November); 2026-11-23 is a Monday.
 const hours = {
@@ -39,4 +39,14 @@ test('the auto-reply is due once per off-hours period', () => {
   assert.equal(autoReplyDue(hours, saturday, nextSaturday), true);
   // Never open: once, ever.
   assert.equal(autoReplyDue({ timeZone: 'UTC', intervals: [] }, saturday, nextSaturday), false);
+});
+
+test('nextOpenAt: when the hours next begin; now while open; never without intervals', () => {
+  assert.deepEqual(nextOpenAt(hours, new Date('2026-11-21T10:00:00.250Z')), new Date('2026-11-23T08:00:00Z')); // Saturday → Monday 09:00
+  assert.deepEqual(nextOpenAt(hours, new Date('2026-11-23T07:59:30Z')), new Date('2026-11-23T08:00:00Z'));
+  assert.deepEqual(nextOpenAt(hours, new Date('2026-11-23T16:00:00Z')), new Date('2026-11-24T08:00:00Z')); // Monday 17:00 → Tuesday
+  assert.deepEqual(nextOpenAt(hours, new Date('2026-11-27T17:00:00Z')), new Date('2026-11-30T08:00:00Z')); // Friday evening → Monday
+  const open = new Date('2026-11-23T10:00:00Z');
+  assert.equal(nextOpenAt(hours, open), open);
+  assert.equal(nextOpenAt({ timeZone: 'UTC', intervals: [] }, open), undefined);
 });

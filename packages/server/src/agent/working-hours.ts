@@ -65,6 +65,22 @@ export function lastClosedAt(hours: StoredWorkingHours, at: Date): Date | undefi
   return ago === undefined ? undefined : new Date(at.getTime() - ago * 60_000);
 }
 
+/**
+ * When working hours next begin at or after `at` (`at` itself while open); undefined when they never do (no
+ * intervals). Local wall time, like lastClosedAt. The chat widget's away note says it.
+ */
+export function nextOpenAt(hours: StoredWorkingHours, at: Date): Date | undefined {
+  const now = localWeekMinute(at, hours.timeZone);
+  let wait: number | undefined;
+  for (const [start, end] of weekIntervals(hours)) {
+    if (start <= now && now < end) return at;
+    const minutes = (((start - now) % WEEK) + WEEK) % WEEK;
+    if (wait === undefined || minutes < wait) wait = minutes;
+  }
+  // localWeekMinute counts whole seconds: the start is exact once the milliseconds are dropped.
+  return wait === undefined ? undefined : new Date(at.getTime() - at.getUTCMilliseconds() + wait * 60_000);
+}
+
 /** Whether the auto-reply is due: none was sent since working hours last ended. */
 export function autoReplyDue(hours: StoredWorkingHours, lastSentAt: Date | null, at: Date): boolean {
   if (!lastSentAt) return true;

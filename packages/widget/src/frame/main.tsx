@@ -4,6 +4,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isProtocolMessage, isVisitorState, type FrameToHost, type HostToFrame, type Identity, type VisitorState } from '../protocol.ts';
 import { ApiError, conversations as listConversations, history, newConversation, send, startSession } from './api.ts';
+import { AwayNote } from './away.tsx';
 import { connectLive } from './live.ts';
 import { PreChatForm, type Details } from './pre-chat.tsx';
 import './frame.css';
@@ -87,6 +88,7 @@ function App() {
   const [details, setDetails] = useState<Details>({ name: null, email: null });
   /** The pre-chat form was answered on this page. */
   const [detailsGiven, setDetailsGiven] = useState(false);
+  const [away, setAway] = useState<WidgetSession['away']>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const sendRef = useRef<(text: string, files: File[]) => Promise<boolean>>(async () => false);
   const readyRef = useRef(false);
@@ -192,6 +194,7 @@ function App() {
       document.documentElement.style.setProperty('--accent', started.look.color);
       setRefusal(null);
       setDetails({ name: started.name, email: started.email });
+      setAway(started.away);
       toHost({ parley: 1, type: 'ready', look: started.look });
       try {
         const list = (await listConversations(started.token)).conversations;
@@ -263,6 +266,13 @@ function App() {
       setError(failure instanceof Error ? failure.message : String(failure));
     }
   };
+
+  // Back at the announced time: the away note goes (timers run at most ~24.8 days ahead).
+  useEffect(() => {
+    if (!away?.backAt) return;
+    const timer = setTimeout(() => setAway(null), Math.min(2 ** 31 - 1, Math.max(0, Date.parse(away.backAt) - Date.now())));
+    return () => clearTimeout(timer);
+  }, [away]);
 
   useEffect(() => {
     const log = logRef.current;
@@ -352,6 +362,7 @@ function App() {
               ))}
             </select>
           ) : null}
+          {away ? <AwayNote backAt={away.backAt} /> : null}
           <div class="log" role="log" aria-label="Conversation" aria-live="polite" ref={logRef}>
             {look?.greeting ? <p class="message from-agent greeting">{look.greeting}</p> : null}
             {messages.map((message) => (

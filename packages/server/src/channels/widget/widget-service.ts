@@ -17,6 +17,7 @@ import { Errors } from '../../errors.ts';
 import type { Upload } from '../../files/file-storage.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, newId } from '../../lib/ids.ts';
+import { isOpen, nextOpenAt } from '../../agent/working-hours.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
 import type { MessageRow } from '../../messages/messages-store.ts';
 import { widgetSettingsOf } from '../channels-service.ts';
@@ -92,6 +93,13 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
       dialogName: visitor.name ?? DEFAULT_SENDER_NAME,
       email: visitor.email,
     };
+  }
+
+  /** Outside the channel's working hours: when they next begin. */
+  function awayNow(channel: ChannelRow): WidgetSession['away'] {
+    const now = clock.now();
+    if (channel.workingHours === null || isOpen(channel.workingHours, now)) return null;
+    return { backAt: nextOpenAt(channel.workingHours, now)?.toISOString() ?? null };
   }
 
   return {
@@ -174,6 +182,7 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
           messagesPerMinute: settings.messagesPerMinute,
         },
         preChatForm: settings.preChatForm.enabled ? { name: settings.preChatForm.name, email: settings.preChatForm.email } : null,
+        away: awayNow(channel),
       };
     },
 
