@@ -81,8 +81,21 @@ async function setUpChannel(widget: Record<string, unknown> = {}, extra: Record<
 }
 
 /** What tests read of a page's window (this file is compiled without the DOM's types). */
+interface BrowserElement {
+  getAttribute(name: string): string | null;
+  shadowRoot: { activeElement: BrowserElement | null } | null;
+}
 interface BrowserGlobals {
   localStorage: { getItem(key: string): string | null; length: number };
+  scrollY: number;
+  document: {
+    documentElement: BrowserElement;
+    body: BrowserElement;
+    activeElement: unknown;
+    hasFocus(): boolean;
+    querySelector(selector: string): BrowserElement | null;
+  };
+  getComputedStyle(element: BrowserElement): { overflow: string };
   postMessage(message: unknown, targetOrigin: string): void;
   addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
 }
@@ -407,6 +420,81 @@ describe('chat widget in a browser', browserTests, () => {
       await log(page).getByText('We are closed; we answer tomorrow.').waitFor(WAIT);
       assert.equal(await log(page).getByText(ANSWER).count(), 0, 'the agent answers within working hours only');
       assert.equal((await widgetChats(user.key)).length, 1);
+    });
+  });
+
+  test('a small screen: the open chat fills it with Close chat, and the page behind does not scroll', async (tc) => {
+    const { snippet } = await setUpChannel();
+    site.page(shopPage(`<div style="height: 4000px">Products</div>${snippet}`));
+    const { page } = await browser.newPage({ viewport: { width: 375, height: 667 } });
+    const overflow = () =>
+      page.evaluate(() => {
+        const { document: doc, getComputedStyle: style } = globalThis as unknown as BrowserGlobals;
+        return [style(doc.documentElement).overflow, style(doc.body).overflow];
+      });
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      assert.deepEqual(await page.locator('iframe[title="Chat"]').boundingBox(), { x: 0, y: 0, width: 375, height: 667 });
+      assert.equal(await frameOf(page).getByRole('button', { name: 'Close chat' }).isVisible(), true);
+      assert.deepEqual(await overflow(), ['hidden', 'hidden']);
+      await page.mouse.move(180, 400);
+      await page.mouse.wheel(0, 1500);
+      assert.equal(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).scrollY), 0);
+
+      await frameOf(page).getByRole('button', { name: 'Close chat' }).click();
+      await page.getByRole('button', { name: 'Open chat' }).waitFor(WAIT);
+      assert.deepEqual(await overflow(), ['visible', 'visible']);
+      // Closed, the page scrolls again.
+      await page.mouse.move(180, 300);
+      await page.mouse.wheel(0, 1500);
+      await eventually(async () => (await page.evaluate(() => (globalThis as unknown as BrowserGlobals).scrollY)) > 0, 15_000);
+    });
+  });
+
+  test('keyboard and screen reader: focus moves into the chat on open and back to the launcher on close; Escape closes', async (tc) => {
+    const { snippet } = await setUpChannel();
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    const launcherFocused = () =>
+      page.evaluate(() => {
+        const { document: doc } = globalThis as unknown as BrowserGlobals;
+        return doc.querySelector('[data-parley-widget]')?.shadowRoot?.activeElement?.getAttribute('aria-label') === 'Open chat';
+      });
+    const messageFocused = () =>
+      frameOf(page)
+        .getByRole('textbox', { name: 'Message' })
+        .evaluate((element) => {
+          const doc = (globalThis as unknown as BrowserGlobals).document;
+          return doc.hasFocus() && doc.activeElement === element;
+        });
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      const launcher = page.getByRole('button', { name: 'Open chat' });
+      await launcher.waitFor(WAIT);
+      await launcher.focus();
+      await page.keyboard.press('Enter');
+      await eventually(messageFocused, 15_000);
+      await page.keyboard.type('typed without a click');
+      assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).inputValue(), 'typed without a click');
+
+      // Escape from inside the chat: closed, focus on the launcher.
+      await page.keyboard.press('Escape');
+      await launcher.waitFor(WAIT);
+      assert.equal(await page.locator('iframe[title="Chat"]').isVisible(), false);
+      await eventually(launcherFocused, 15_000);
+
+      // Close chat: the same; and Escape with the focus on the page.
+      await page.keyboard.press('Enter');
+      await eventually(messageFocused, 15_000);
+      await frameOf(page).getByRole('button', { name: 'Close chat' }).click();
+      await eventually(launcherFocused, 15_000);
+      await page.keyboard.press('Enter');
+      await eventually(messageFocused, 15_000);
+      await page.getByRole('heading', { name: 'Shop' }).click();
+      await page.keyboard.press('Escape');
+      await launcher.waitFor(WAIT);
+      await eventually(launcherFocused, 15_000);
     });
   });
 

@@ -29,6 +29,8 @@ declare global {
 
 const FRAME_WIDTH = 370;
 const FRAME_HEIGHT = 560;
+/** Below this width the open chat takes the whole screen and the page behind does not scroll. */
+const SMALL_SCREEN = '(max-width: 479px)';
 
 function start(): void {
   const script = document.currentScript as HTMLScriptElement | null;
@@ -70,12 +72,17 @@ function start(): void {
   const style = document.createElement('style');
   style.textContent = `
     :host { all: initial; }
-    button { position: fixed; bottom: 20px; z-index: 2147483000; border: 0; border-radius: 24px; padding: 12px 20px;
+    button { position: fixed; bottom: 20px; right: 20px; z-index: 2147483000; border: 0; border-radius: 24px; padding: 12px 20px;
       font: 600 15px/1.2 system-ui, sans-serif; color: #fff; cursor: pointer; box-shadow: 0 4px 16px rgba(0,0,0,.2); }
     button:focus-visible { outline: 3px solid #000; outline-offset: 2px; }
-    iframe { position: fixed; bottom: 20px; z-index: 2147483001; border: 0; border-radius: 12px;
+    iframe { position: fixed; bottom: 20px; right: 20px; z-index: 2147483001; border: 0; border-radius: 12px;
       width: ${FRAME_WIDTH}px; height: ${FRAME_HEIGHT}px; max-width: calc(100vw - 24px); max-height: calc(100vh - 40px);
       box-shadow: 0 8px 32px rgba(0,0,0,.25); background: #fff; }
+    .left { left: 20px; right: auto; }
+    @media ${SMALL_SCREEN} {
+      iframe, iframe.left { inset: 0; width: 100vw; height: 100vh; height: 100dvh; max-width: none; max-height: none;
+        border-radius: 0; box-shadow: none; }
+    }
     .badge { position: absolute; top: -6px; right: -6px; min-width: 20px; height: 20px; border-radius: 10px; padding: 0 6px;
       background: #dc2626; color: #fff; font: 700 12px/20px system-ui, sans-serif; text-align: center; }
     [hidden] { display: none !important; }
@@ -84,7 +91,6 @@ function start(): void {
   launcher.type = 'button';
   launcher.setAttribute('aria-label', 'Open chat');
   launcher.style.background = '#2563eb';
-  launcher.style.right = '20px';
   launcher.hidden = true;
   const launcherText = document.createElement('span');
   launcherText.textContent = 'Chat';
@@ -107,8 +113,24 @@ function start(): void {
   frame.hidden = true;
   frame.src = `${base}/widget/frame?channel=${encodeURIComponent(channel)}`;
   frame.setAttribute('allow', 'clipboard-write');
-  frame.style.right = '20px';
   shadow.append(style, launcher, frame);
+
+  // Full screen on a small screen: the page behind keeps still (its own overflow is given back on close).
+  const smallScreen = window.matchMedia(SMALL_SCREEN);
+  let pageOverflow: [string, string] | null = null;
+  const lockScroll = () => {
+    const lock = isOpen && smallScreen.matches;
+    const root = document.documentElement;
+    if (lock && !pageOverflow) {
+      pageOverflow = [root.style.overflow, document.body.style.overflow];
+      root.style.overflow = 'hidden';
+      document.body.style.overflow = 'hidden';
+    } else if (!lock && pageOverflow) {
+      [root.style.overflow, document.body.style.overflow] = pageOverflow;
+      pageOverflow = null;
+    }
+  };
+  smallScreen.addEventListener('change', lockScroll);
 
   const post = (message: HostToFrame) => {
     if (helloSeen && frame.contentWindow) frame.contentWindow.postMessage(message, base);
@@ -139,6 +161,9 @@ function start(): void {
     isOpen = true;
     frame.hidden = false;
     launcher.hidden = true;
+    lockScroll();
+    // Focus moves into the chat (the frame then focuses its first field).
+    frame.focus();
     post({ parley: 1, type: 'open' });
     emit('open');
   };
@@ -147,11 +172,16 @@ function start(): void {
     isOpen = false;
     frame.hidden = true;
     launcher.hidden = false;
+    lockScroll();
     post({ parley: 1, type: 'close' });
     launcher.focus();
     emit('close');
   };
   launcher.addEventListener('click', open);
+  // Escape closes the chat from the page too (from inside the frame, the frame asks to close).
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && isOpen) close();
+  });
 
   window.addEventListener('message', (event: MessageEvent) => {
     if (event.source !== frame.contentWindow || event.origin !== base || !isProtocolMessage(event.data)) return;
@@ -163,11 +193,7 @@ function start(): void {
         for (const pending of toFrame.splice(0)) frame.contentWindow?.postMessage(pending, base);
         break;
       case 'ready': {
-        const side = message.look.position === 'left' ? 'left' : 'right';
-        for (const element of [launcher, frame]) {
-          element.style.left = side === 'left' ? '20px' : '';
-          element.style.right = side === 'right' ? '20px' : '';
-        }
+        for (const element of [launcher, frame]) element.classList.toggle('left', message.look.position === 'left');
         launcher.style.background = message.look.color;
         launcherText.textContent = message.look.launcherText;
         if (!isOpen) launcher.hidden = false;

@@ -85,6 +85,7 @@ function App() {
   const logRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const detailsRef = useRef<HTMLInputElement>(null);
+  const closeRef = useRef<HTMLButtonElement>(null);
   const [details, setDetails] = useState<Details>({ name: null, email: null });
   /** The pre-chat form was answered on this page. */
   const [detailsGiven, setDetailsGiven] = useState(false);
@@ -119,6 +120,12 @@ function App() {
     }
   };
 
+  /** Focus moves into the chat on open: the form's first field, the message box, or (not ready yet) Close chat. */
+  const focusFirst = () => {
+    const input = inputRef.current;
+    (detailsRef.current ?? (input && !input.disabled ? input : closeRef.current))?.focus();
+  };
+
   /** What the next page load resumes from: kept here and, through the loader, in the host page's storage. */
   const keepState = (state: VisitorState | null) => {
     stateRef.current = state;
@@ -141,7 +148,7 @@ function App() {
       else if (message.type === 'open') {
         openRef.current = true;
         reckonUnread();
-        setTimeout(() => (detailsRef.current ?? inputRef.current)?.focus(), 0);
+        setTimeout(focusFirst, 0);
       } else if (message.type === 'close') openRef.current = false;
       else if (message.type === 'reset') {
         stateRef.current = null;
@@ -157,12 +164,17 @@ function App() {
       }
     };
     const onVisibility = () => reckonUnread();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') toHost({ parley: 1, type: 'close' });
+    };
     window.addEventListener('message', onMessage);
     document.addEventListener('visibilitychange', onVisibility);
+    document.addEventListener('keydown', onKey);
     helloToHost();
     return () => {
       window.removeEventListener('message', onMessage);
       document.removeEventListener('visibilitychange', onVisibility);
+      document.removeEventListener('keydown', onKey);
     };
   }, []);
 
@@ -336,7 +348,7 @@ function App() {
             +
           </button>
         ) : null}
-        <button type="button" class="close" aria-label="Close chat" onClick={() => toHost({ parley: 1, type: 'close' })}>
+        <button type="button" class="close" aria-label="Close chat" ref={closeRef} onClick={() => toHost({ parley: 1, type: 'close' })}>
           ×
         </button>
       </header>
