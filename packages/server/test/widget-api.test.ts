@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import { WebSocket } from 'ws';
 import { queryRows } from '../src/db/client.ts';
 import { eventsOf, eventually } from './support/events.ts';
+import { reply, startFakeLlm } from './support/fake-llm.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
 import { hoursTwoDaysAhead, WEEKDAYS } from './support/working-hours.ts';
@@ -49,6 +50,7 @@ interface WidgetMessage {
   id: string;
   role: string;
   from: string;
+  name: string | null;
   text: string;
   attachments: unknown[];
   createdAt: string;
@@ -360,7 +362,11 @@ describe('visitor messages', () => {
     const team = await t.console(user.token, 'POST', `/chat/messages/${chatId}/`, { body: { text: 'Anything else?' } });
     assert.equal(team.status, 201, team.text);
     const last = (await me.history()).body.messages.at(-1);
-    assert.deepEqual(last && [last.role, last.from, last.text], ['assistant', 'team', 'Anything else?']);
+    assert.deepEqual(last && [last.role, last.from, last.name, last.text], ['assistant', 'team', null, 'Anything else?']);
+    assert.equal(answered[1]?.name, null);
+    // A team reply signed with the member's name (not an e-mail address) shows it.
+    await queryRows(t.database.db, sql`update messages set sender_name = 'Alex' where id = ${last?.id ?? ''}`);
+    assert.equal((await me.history()).body.messages.at(-1)?.name, 'Alex');
     assert.equal(JSON.stringify((await me.history()).body).includes(user.email), false, "a team member's e-mail is not shown");
   });
 
@@ -568,7 +574,7 @@ describe('widget chats are chats of the spec', () => {
 describe('live stream', () => {
   function openLive(token: string, after?: string) {
     const socket = new WebSocket(`${t.url.replace('http', 'ws')}/widget/v1/live`);
-    const frames: { type: string; message?: WidgetMessage; statusCode?: number }[] = [];
+    const frames: { type: string; message?: WidgetMessage; statusCode?: number; typing?: boolean }[] = [];
     socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
     const opened = new Promise<void>((resolve, reject) => {
       socket.once('open', () => {
@@ -610,6 +616,43 @@ describe('live stream', () => {
     assert.equal(resumed.texts().filter((text) => text === 'Sent while away').length, 1);
     resumed.socket.close();
     await resumed.closed;
+  });
+
+  test('typing: the reply job says when the agent starts and stops preparing a reply, to the followed conversation only', async () => {
+    const llm = await startFakeLlm();
+    try {
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      llm.script('/v1/chat/completions', reply.after(gate, reply.text('Soon.')), reply.status(500));
+      const user = await t.createConsoleUser();
+      const engine = { kind: 'openai-compatible', baseUrl: `${llm.url}/v1`, model: 'test-model', timeoutSeconds: 120 };
+      const channel = await widgetChannel(user.token, {}, { agentEngine: engine });
+      const start = await session({ channelId: channel.id });
+      const other = await session({ channelId: channel.id });
+      const live = openLive(start.body.token);
+      const elsewhere = openLive(other.body.token);
+      await Promise.all([live.opened, elsewhere.opened]);
+      await eventually(async () => live.frames.some((f) => f.type === 'ready') && elsewhere.frames.some((f) => f.type === 'ready'), 10_000);
+      const kinds = () => live.frames.filter((f) => f.type !== 'ready').map((f) => (f.type === 'message' ? `message: ${f.message?.text}` : `typing: ${f.typing}`));
+
+      await visitor(start.body.token).send('When?');
+      await eventually(async () => kinds().includes('typing: true'), 10_000);
+      await eventually(async () => llm.to('/v1/chat/completions').length === 1, 10_000);
+      release();
+      await eventually(async () => kinds().at(-1) === 'typing: false', 10_000);
+      assert.deepEqual(kinds(), ['message: When?', 'typing: true', 'message: Soon.', 'typing: false']);
+      // A reply that fails stops the indicator too.
+      await visitor(start.body.token).send('And?');
+      await eventually(async () => kinds().length === 7, 10_000);
+      assert.deepEqual(kinds().slice(4), ['message: And?', 'typing: true', 'typing: false']);
+      assert.equal(elsewhere.frames.some((f) => f.type === 'typing'), false);
+      for (const socket of [live, elsewhere]) {
+        socket.socket.close();
+        await socket.closed;
+      }
+    } finally {
+      await llm.close();
+    }
   });
 
   test('a bad token is refused and closed; another visitor of the account sees nothing of this chat', async () => {

@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { queryRows } from '../src/db/client.ts';
 import { browserTests, launchBrowser, withScreenshotOnFailure, type TestBrowser } from './support/browser.ts';
 import { eventsOf, eventually } from './support/events.ts';
+import { reply, startFakeLlm } from './support/fake-llm.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 import { hoursTwoDaysAhead } from './support/working-hours.ts';
@@ -496,6 +497,46 @@ describe('chat widget in a browser', browserTests, () => {
       await launcher.waitFor(WAIT);
       await eventually(launcherFocused, 15_000);
     });
+  });
+
+  test('who answers: the AI assistant, the team, a team member by name; a typing indicator while the agent prepares a reply', async (tc) => {
+    const llm = await startFakeLlm();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    llm.script('/v1/chat/completions', reply.after(gate, reply.text(ANSWER)));
+    const engine = { kind: 'openai-compatible', baseUrl: `${llm.url}/v1`, model: 'test-model', timeoutSeconds: 120 };
+    const { user, snippet } = await setUpChannel({}, { agentEngine: engine });
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    const messageOf = (text: string) => log(page).locator('.message').filter({ hasText: text });
+    try {
+      await withScreenshotOnFailure(tc, page, async () => {
+        await page.goto(site.origin);
+        await openChat(page);
+        await say(page, QUESTION);
+        const typing = frameOf(page).getByRole('status').filter({ hasText: 'AI assistant is typing' });
+        await typing.waitFor(WAIT);
+        await eventually(async () => llm.to('/v1/chat/completions').length === 1, 15_000);
+        release();
+        await log(page).getByText(ANSWER).waitFor(WAIT);
+        await typing.waitFor({ state: 'hidden', ...WAIT });
+        await messageOf(ANSWER).getByText('AI assistant', { exact: true }).waitFor(WAIT);
+
+        const [chat] = await widgetChats(user.key);
+        const team = await t.console<{ id: string }>(user.token, 'POST', `/chat/messages/${chat?.id}/`, { body: { text: 'Your parcel left today.' } });
+        assert.equal(team.status, 201, team.text);
+        await messageOf('Your parcel left today.').getByText('Team', { exact: true }).waitFor(WAIT);
+        assert.equal((await frameOf(page).locator('body').textContent())?.includes(user.email), false, "a team member's e-mail is not shown");
+        // A team reply signed with the member's name shows the name.
+        await queryRows(t.database.db, sql`update messages set sender_name = 'Alex' where id = ${team.body.id}`);
+        await page.reload();
+        await openChat(page);
+        await messageOf('Your parcel left today.').getByText('Alex', { exact: true }).waitFor(WAIT);
+      });
+    } finally {
+      release();
+      await llm.close();
+    }
   });
 
   test('a page whose browser blocks all storage still chats; the conversation lasts as long as the page', async (tc) => {

@@ -80,6 +80,7 @@ export const WidgetMessage = object({
   id: Type.String(),
   role: stringEnum(['user', 'assistant'] as const),
   from: stringEnum(['visitor', 'agent', 'team'] as const),
+  name: nullable(Type.String({ description: "who answered, as the visitor sees it: a team member's name; null for the agent, the visitor and an unnamed team reply" })),
   text: Type.String(),
   attachments: Type.Array(WidgetAttachment),
   createdAt: Timestamp,
@@ -187,6 +188,8 @@ export const widgetRoutes = {
 export type WidgetClientFrame = { type: 'auth'; token: string; conversation?: string; after?: string } | { type: 'ping' };
 export type WidgetServerFrame =
   | { type: 'ready' }
+  /** The agent started (true) or finished (false) preparing a reply in this conversation. */
+  | { type: 'typing'; typing: boolean }
   | { type: 'message'; message: WidgetMessage }
   | { type: 'pong' }
   | { type: 'error'; message: string; statusCode: number };

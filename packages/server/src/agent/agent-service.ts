@@ -51,6 +51,8 @@ export interface AgentServiceDeps {
   crmSync?: ChatsServiceDeps['crmSync'];
   /** Each reply job that ended with a reply or a failure is counted (parley_agent_replies_total). */
   metrics?: Pick<AppMetrics, 'agentReply'>;
+  /** Told when the reply job starts and stops preparing a reply (the chat widget's typing indicator). */
+  replying?: (chat: ChatRow, replying: boolean) => void;
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */
@@ -78,6 +80,7 @@ export function createAgentService(deps: AgentServiceDeps) {
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
   const metrics = deps.metrics ?? NO_METRICS;
+  const replying = deps.replying ?? (() => {});
 
   /**
    * The plan for a customer message of the channel at `at` before its chat is known: `answer` (unless the chat is
@@ -237,29 +240,34 @@ export function createAgentService(deps: AgentServiceDeps) {
         return;
       }
       const engine = engines[channel.agentEngine.kind];
-      let answer;
+      replying(chat, true);
       try {
-        answer = await engine.answer({
-          accountId,
-          channel: agentChannel(channel),
-          history: history.map(toAgentMessage),
-          pending: waiting.map(toAgentMessage),
-          firstMessage: history.length === 0,
-        });
-      } catch (error) {
-        if (!(error instanceof AgentEngineError)) throw error;
-        await giveUp(chat, waiting, error);
-        metrics.agentReply(channel.agentEngine.kind, 'failed', seconds());
-        return;
-      }
-      const sent = answer.taskComplete === null && answer.text !== null
-        ? await writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false)
-        : await writeReplyStepByStep(accountId, chatId, waiting, answer);
-      if (sent) {
-        metrics.agentReply(channel.agentEngine.kind, answer.fallback ? 'fallback' : 'answered', seconds());
-        eventsCommitted();
-        customerDelivery.wake();
-        if (deps.crmSync) queue.wake();
+        let answer;
+        try {
+          answer = await engine.answer({
+            accountId,
+            channel: agentChannel(channel),
+            history: history.map(toAgentMessage),
+            pending: waiting.map(toAgentMessage),
+            firstMessage: history.length === 0,
+          });
+        } catch (error) {
+          if (!(error instanceof AgentEngineError)) throw error;
+          await giveUp(chat, waiting, error);
+          metrics.agentReply(channel.agentEngine.kind, 'failed', seconds());
+          return;
+        }
+        const sent = answer.taskComplete === null && answer.text !== null
+          ? await writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false)
+          : await writeReplyStepByStep(accountId, chatId, waiting, answer);
+        if (sent) {
+          metrics.agentReply(channel.agentEngine.kind, answer.fallback ? 'fallback' : 'answered', seconds());
+          eventsCommitted();
+          customerDelivery.wake();
+          if (deps.crmSync) queue.wake();
+        }
+      } finally {
+        replying(chat, false);
       }
     },
 

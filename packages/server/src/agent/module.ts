@@ -10,6 +10,7 @@ import type { createKnowledgeModule } from '../knowledge/module.ts';
 import { createMessagesStore } from '../messages/messages-store.ts';
 import type { CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { FeatureModule } from '../module.ts';
+import { notifyWidgetTyping } from '../channels/widget/typing.ts';
 import { createAgentService } from './agent-service.ts';
 import { createAgentStore } from './agent-store.ts';
 import { createKnowledgeBaseEngine } from './engines/knowledge-base-engine.ts';
@@ -42,6 +43,7 @@ export function createAgentModule(core: Core, { knowledge, customerDelivery, eve
     eventsCommitted,
     crmSync,
     metrics: core.metrics,
+    replying: notifyWidgetTyping(core),
   });
   core.jobs.handle('agent.reply', (payload) => agent.reply(payload));
   return { agent, consoleRoutes: (api) => registerAgentRoutes(api, agent) } satisfies FeatureModule & Record<string, unknown>;

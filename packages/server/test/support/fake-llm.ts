@@ -13,8 +13,8 @@ export interface LlmRequest {
   at: number;
 }
 
-/** How one request is answered: a status and a JSON body, after an optional delay; or never. */
-export type LlmReply = { status: number; body: unknown; delayMs?: number } | { hang: true };
+/** How one request is answered: a status and a JSON body, after an optional delay or once a gate opens; or never. */
+export type LlmReply = { status: number; body: unknown; delayMs?: number } | { hang: true } | { gate: Promise<unknown>; next: LlmReply };
 
 export interface ToolCall {
   id: string;
@@ -47,7 +47,9 @@ export const reply = {
   status: (status: number, body: unknown = { error: { message: `fake error ${status}` } }): LlmReply => ({ status, body }),
   json: (body: unknown): LlmReply => ({ status: 200, body }),
   /** Answers only after `delayMs` (the client may have given up by then). */
-  late: (delayMs: number, next: LlmReply): LlmReply => ('hang' in next ? next : { ...next, delayMs }),
+  late: (delayMs: number, next: LlmReply): LlmReply => ('status' in next ? { ...next, delayMs } : next),
+  /** Answers only once `gate` resolves (the test decides when). */
+  after: (gate: Promise<unknown>, next: LlmReply): LlmReply => ({ gate, next }),
   hang: (): LlmReply => ({ hang: true }),
 };
 
@@ -70,6 +72,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
 
   function answer(res: ServerResponse, next: LlmReply): void {
     if ('hang' in next) return; // the connection stays open until the client gives up or the server closes
+    if ('gate' in next) {
+      void next.gate.then(() => answer(res, next.next));
+      return;
+    }
     const send = () => {
       if (res.destroyed || res.writableEnded) return;
       res.writeHead(next.status, { 'content-type': 'application/json' });

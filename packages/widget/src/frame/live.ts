@@ -11,6 +11,8 @@ export interface LiveOptions {
   conversation: string;
   lastMessageId: () => string | undefined;
   onMessage: (message: WidgetMessage) => void;
+  /** The agent started or stopped preparing a reply. */
+  onTyping: (typing: boolean) => void;
   onStatus: (status: 'connecting' | 'live' | 'reconnecting') => void;
   /** The token was refused (401/403): the session must start again. */
   onRefused: (statusCode: number, message: string) => void;
@@ -56,6 +58,7 @@ export function connectLive(options: LiveOptions): () => void {
         attempt = 0;
         options.onStatus('live');
       } else if (frame.type === 'message') options.onMessage(frame.message);
+      else if (frame.type === 'typing') options.onTyping(frame.typing);
       else if (frame.type === 'pong') clearTimeout(pongDue);
       else if (frame.type === 'error' && (frame.statusCode === 401 || frame.statusCode === 403)) {
         refused = true;

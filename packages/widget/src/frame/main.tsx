@@ -63,6 +63,16 @@ function formatSize(bytes: number): string {
 
 type Status = 'starting' | 'connecting' | 'live' | 'reconnecting';
 
+const TYPING_MAX_MS = 60_000;
+const AGENT_NAME = 'AI assistant';
+
+/** Who wrote a message, as the visitor sees it above it. */
+function authorOf(message: WidgetMessage): string {
+  if (message.from === 'visitor') return 'You';
+  if (message.from === 'agent') return AGENT_NAME;
+  return message.name ?? 'Team';
+}
+
 function App() {
   const [session, setSession] = useState<WidgetSession | null>(null);
   const [messages, setMessages] = useState<WidgetMessage[]>([]);
@@ -90,6 +100,8 @@ function App() {
   /** The pre-chat form was answered on this page. */
   const [detailsGiven, setDetailsGiven] = useState(false);
   const [away, setAway] = useState<WidgetSession['away']>(null);
+  /** The agent is preparing a reply (cleared by a reply, the server's word, or after TYPING_MAX_MS). */
+  const [typing, setTyping] = useState(false);
   const fileRef = useRef<HTMLInputElement>(null);
   const sendRef = useRef<(text: string, files: File[]) => Promise<boolean>>(async () => false);
   const readyRef = useRef(false);
@@ -250,7 +262,11 @@ function App() {
         token: () => tokenRef.current,
         conversation: conversationId,
         lastMessageId: () => messagesRef.current.filter((message) => !message.id.startsWith('local-')).at(-1)?.id,
-        onMessage: (message) => add([message], true),
+        onMessage: (message) => {
+          if (message.from !== 'visitor') setTyping(false);
+          add([message], true);
+        },
+        onTyping: setTyping,
         onStatus: setStatus,
         onRefused: (_status, message) => {
           setRefusal(message);
@@ -262,9 +278,17 @@ function App() {
     return () => {
       cancelled = true;
       readyRef.current = false;
+      setTyping(false);
       stop();
     };
   }, [session, conversationId]);
+
+  // A reply job that died without a word: the indicator does not stay forever.
+  useEffect(() => {
+    if (!typing) return;
+    const timer = setTimeout(() => setTyping(false), TYPING_MAX_MS);
+    return () => clearTimeout(timer);
+  }, [typing]);
 
   const startNewConversation = async () => {
     if (!session) return;
@@ -313,7 +337,7 @@ function App() {
     try {
       const result = await send(tokenRef.current, conversationId, text, attached);
       // null: the server ignored it (a banned visitor); it is shown here as sent, as it would be anywhere else.
-      add([result.message ?? { id: `local-${Date.now()}`, role: 'user', from: 'visitor', text, attachments: [], createdAt: new Date().toISOString() }], true);
+      add([result.message ?? { id: `local-${Date.now()}`, role: 'user', from: 'visitor', name: null, text, attachments: [], createdAt: new Date().toISOString() }], true);
       return true;
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
@@ -377,8 +401,11 @@ function App() {
           {away ? <AwayNote backAt={away.backAt} /> : null}
           <div class="log" role="log" aria-label="Conversation" aria-live="polite" ref={logRef}>
             {look?.greeting ? <p class="message from-agent greeting">{look.greeting}</p> : null}
-            {messages.map((message) => (
+            {messages.map((message, index) => (
               <div key={message.id} class={`message from-${message.from}`} data-message-id={message.id}>
+                {message.from !== 'visitor' && (index === 0 || authorOf(messages[index - 1] as WidgetMessage) !== authorOf(message)) ? (
+                  <span class="author">{authorOf(message)}</span>
+                ) : null}
                 {message.text ? <p>{message.text}</p> : null}
                 {message.attachments.map((file) => (
                   <a key={file.url} href={file.url} target="_blank" rel="noopener noreferrer" class="attachment">
@@ -388,6 +415,12 @@ function App() {
               </div>
             ))}
           </div>
+          {typing ? (
+            <p class="typing" role="status">
+              {`${AGENT_NAME} is typing`}
+              <span class="dots" aria-hidden="true" />
+            </p>
+          ) : null}
           {status === 'reconnecting' ? (
             <p class="status" role="status">
               Reconnecting…

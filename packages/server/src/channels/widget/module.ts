@@ -6,6 +6,7 @@ import type { LiveFeed } from '../../events/live-feed.ts';
 import { widgetPlugin } from '../../http/widget/widget-plugin.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
 import type { FeatureModule } from '../../module.ts';
+import { createTypingFeed } from './typing.ts';
 import { createVisitorTokens } from './visitor-token.ts';
 import { createWidgetService } from './widget-service.ts';
 import { createWidgetStore } from './widget-store.ts';
@@ -29,6 +30,10 @@ export function createWidgetModule(core: Core, deps: { messages: MessagesService
     clock: core.clock,
     ipKey: (ip) => createHmac('sha256', ipKeySecret).update(ip).digest('hex').slice(0, 32),
   });
+  // The typing indicator, heard from the reply jobs of every process (agent/module.ts sends it).
+  const typing = createTypingFeed(core.listen);
+  core.app.addHook('onReady', () => typing.start());
+  core.app.addHook('preClose', () => typing.stop());
   return {
     async register(app) {
       const connections = new Set<WebSocket>();
@@ -37,6 +42,7 @@ export function createWidgetModule(core: Core, deps: { messages: MessagesService
         widget,
         store,
         liveFeed: deps.liveFeed,
+        typing,
         connections,
         publicUrl: core.config.publicUrl,
         readUploads: core.files.readUploads,

@@ -39,11 +39,13 @@ export interface VisitorContext {
 }
 
 export function toWidgetMessage(row: MessageRow): WidgetMessage {
+  const from = row.role === 'user' ? 'visitor' : row.origin === 'team' || row.origin === 'api' ? 'team' : 'agent';
   return {
     id: row.id,
     role: row.role === 'user' ? 'user' : 'assistant',
-    // A team member's e-mail (senderName of a team reply) is never shown to visitors.
-    from: row.role === 'user' ? 'visitor' : row.origin === 'team' || row.origin === 'api' ? 'team' : 'agent',
+    from,
+    // A team member's name; never their e-mail (team replies were signed with it before members had names).
+    name: from === 'team' && row.senderName && !row.senderName.includes('@') ? row.senderName : null,
     text: row.text,
     attachments: row.attachments.map(({ name, url, contentType, fileSize }) => ({ name, url, contentType, fileSize })),
     createdAt: row.createdAt.toISOString(),

@@ -1,14 +1,16 @@
 // The widget's live stream (`/widget/v1/live`, WebSocket): agent and team replies reach the visitor as they are
 // committed. The frame authenticates in its first frame (no token in the URL) and names the last message it has;
 // the server sends what came since (read from the database, so a reconnect misses nothing) and then follows the
-// live feed of committed events, reading the chat again on each event of the followed conversation. Keep-alive: the server
-// pings (a dead peer is dropped), and answers the frame's own `ping` frames (browsers cannot see pings).
+// live feed of committed events, reading the chat again on each event of the followed conversation, and passes on
+// the typing indicator (channels/widget/typing.ts). Keep-alive: the server pings (a dead peer is dropped), and
+// answers the frame's own `ping` frames (browsers cannot see pings).
 import type { WidgetClientFrame, WidgetServerFrame } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import { DomainError } from '../../errors.ts';
 import type { LiveFeed } from '../../events/live-feed.ts';
 import { RESUME_OVERLAP_MS, toWidgetMessage, type VisitorContext, type WidgetService } from '../../channels/widget/widget-service.ts';
+import type { TypingFeed } from '../../channels/widget/typing.ts';
 import type { ConversationRow } from '../../channels/widget/widget-store.ts';
 
 export const AUTH_TIMEOUT_MS = 10_000;
@@ -19,6 +21,7 @@ const SENT_MEMORY = 2_000;
 export interface LiveDeps {
   widget: Pick<WidgetService, 'authenticate' | 'conversationOf' | 'messagesSince' | 'resumePoint'>;
   liveFeed: Pick<LiveFeed, 'subscribe'>;
+  typing: Pick<TypingFeed, 'subscribe'>;
   logger: FastifyBaseLogger;
 }
 
@@ -44,10 +47,11 @@ function parseFrame(raw: unknown): WidgetClientFrame | undefined {
 }
 
 export function serveLive(socket: WebSocket, deps: LiveDeps): void {
-  const { widget, liveFeed, logger } = deps;
+  const { widget, liveFeed, typing, logger } = deps;
   let context: VisitorContext | undefined;
   let conversation: ConversationRow | undefined;
   let unsubscribe = () => {};
+  let unsubscribeTyping = () => {};
   let cursor: Date | undefined;
   let pulling: Promise<void> = Promise.resolve();
   const sent = new Set<string>();
@@ -110,8 +114,14 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
       },
       pull,
     );
+    // After a read: the messages committed before the signal (the visitor's question, the reply) go first.
+    unsubscribeTyping = typing.subscribe(channel.id, followed.id, (on) => {
+      pull();
+      pulling = pulling.then(() => send({ type: 'typing', typing: on }));
+    });
     if (socket.readyState !== socket.OPEN) {
       unsubscribe();
+      unsubscribeTyping();
       return;
     }
     if (frame.after) cursor = await widget.resumePoint(context, followed, frame.after);
@@ -135,6 +145,7 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
     clearTimeout(authTimer);
     clearInterval(pinger);
     unsubscribe();
+    unsubscribeTyping();
   });
   socket.on('error', (error) => logger.debug({ err: error }, 'widget socket error'));
 }

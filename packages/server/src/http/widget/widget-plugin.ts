@@ -11,6 +11,7 @@ import { widgetSettingsOf } from '../../channels/channels-service.ts';
 import { normalizeOrigin } from '../../channels/widget/origins.ts';
 import type { WidgetService } from '../../channels/widget/widget-service.ts';
 import type { WidgetStore } from '../../channels/widget/widget-store.ts';
+import type { TypingFeed } from '../../channels/widget/typing.ts';
 import { Errors } from '../../errors.ts';
 import type { LiveFeed } from '../../events/live-feed.ts';
 import { VERSION } from '../docs.ts';
@@ -28,7 +29,8 @@ export function widgetApiDocument() {
         'What the widget frame calls. `POST /session` returns a visitor token; every other call sends it as ' +
         '`Authorization: Bearer <token>`. Live stream: a WebSocket at `/widget/v1/live`; the first frame is ' +
         '`{"type":"auth","token":"…","conversation":"<id; default the newest>","after":"<last message id the frame has>"}`, then the server sends `{"type":"ready"}`, ' +
-        'every message since `after` and each new one as `{"type":"message","message":{…}}`; `{"type":"ping"}` is ' +
+        'every message since `after` and each new one as `{"type":"message","message":{…}}`, and `{"type":"typing","typing":true|false}` ' +
+        'when the agent starts and stops preparing a reply; `{"type":"ping"}` is ' +
         'answered with `{"type":"pong"}`. A refused token gets `{"type":"error",…}` and the socket is closed.',
     },
     serverUrl: '/widget/v1',
@@ -44,6 +46,7 @@ export interface WidgetPluginOptions {
   widget: WidgetService;
   store: Pick<WidgetStore, 'findChannel'>;
   liveFeed: Pick<LiveFeed, 'subscribe'>;
+  typing: Pick<TypingFeed, 'subscribe'>;
   /** Open live connections (closed with 1001 when the app closes, so frames reconnect at once elsewhere). */
   connections: Set<WebSocket>;
   /** PUBLIC_URL: the frame's own origin. */
@@ -97,7 +100,7 @@ function isOwnOrigin(request: FastifyRequest, origin: string, ownOrigin: string 
 }
 
 export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fastify, options) => {
-  const { widget, store, liveFeed, connections } = options;
+  const { widget, store, liveFeed, typing, connections } = options;
   const ownOrigin = normalizeOrigin(options.publicUrl);
   const checkOrigin = (request: FastifyRequest, allowed: readonly string[]) => checkRequestOrigin(request, allowed, ownOrigin);
   const distDir = options.distDir ?? WIDGET_DIST;
@@ -215,7 +218,7 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
       }
       connections.add(socket);
       socket.on('close', () => connections.delete(socket));
-      serveLive(socket, { widget, liveFeed, logger: request.log });
+      serveLive(socket, { widget, liveFeed, typing, logger: request.log });
     });
   }, { prefix: '/widget/v1' });
 };
