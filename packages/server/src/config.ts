@@ -33,6 +33,10 @@ export interface Config {
   knowledgeEncoder: boolean;
   /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` gives the client address (unset: the TCP peer). */
   trustProxy: string[] | undefined;
+  /** SMTP_URL (`smtp://user:pass@host:port`, or smtps://): invitations are e-mailed through it; unset: only shown. */
+  smtpUrl: string | undefined;
+  /** SMTP_FROM: the sender of those e-mails (default `Parley <no-reply@{PUBLIC_URL's host}>`). */
+  smtpFrom: string;
 }
 
 export interface CrmApis {
@@ -167,6 +171,14 @@ function proxies(env: Env, name: string): string[] | undefined {
   return entries;
 }
 
+/** An e-mail address, alone or as `Name <address>`: what an SMTP server takes as a sender. */
+function sender(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (/^([^<>\r\n]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/.test(raw) && raw.includes('<') === raw.endsWith('>')) return raw;
+  throw new ConfigError(name, `must be an e-mail address, or "Name <address>" (got "${raw}")`);
+}
+
 function optionalPath(env: Env, name: string, cwd: string): string | undefined {
   const raw = text(env, name);
   return raw === undefined ? undefined : path.resolve(cwd, raw);
@@ -181,6 +193,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   }
   const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:'], false);
   const urlHost = listenHost.includes(':') ? `[${listenHost}]` : listenHost;
+  const publicHost = new URL(publicUrl ?? `http://${urlHost}:${port}`).hostname.replace(/^\[|\]$/g, '');
   return {
     port,
     host: listenHost,
@@ -207,5 +220,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     countStatementsFile: optionalPath(env, 'PARLEY_COUNT_STATEMENTS', cwd),
     knowledgeEncoder: onOff(env, 'KB_ENCODER', true),
     trustProxy: proxies(env, 'TRUST_PROXY'),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'], true),
+    smtpFrom: sender(env, 'SMTP_FROM', `Parley <no-reply@${isIP(publicHost) === 0 ? publicHost : 'localhost'}>`),
   };
 }

@@ -55,7 +55,7 @@ function App() {
     setUnauthorizedHandler(() => setSession(null));
     // Always 200 (signedIn false when not), so a visitor who is not signed in sees no failed request.
     api<SessionState>('GET', '/auth/session/state').then(
-      (state) => setSession(state.signedIn ? { email: state.email } : null),
+      (state) => setSession(state.signedIn ? { email: state.email, memberId: state.memberId, name: state.name, role: state.role } : null),
       () => setSession(null),
     );
   }, []);

@@ -6,6 +6,7 @@ import { crmRoutes } from './crm.ts';
 import { deliveryRoutes } from './deliveries.ts';
 import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
+import { memberRoutes } from './members.ts';
 import { overviewRoutes } from './overview.ts';
 import { messengerRoutes } from './messengers.ts';
 
@@ -17,6 +18,7 @@ export * from './crm.ts';
 export * from './deliveries.ts';
 export * from './inbox.ts';
 export * from './knowledge.ts';
+export * from './members.ts';
 export * from './overview.ts';
 export * from './messengers.ts';
 
@@ -32,4 +34,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(overviewRoutes),
   ...Object.values(messengerRoutes),
   ...Object.values(crmRoutes),
+  ...Object.values(memberRoutes),
 ];

@@ -88,6 +88,8 @@ export interface TestAppOptions {
    * load (about a second and +110 MB).
    */
   knowledgeEncoder?: boolean;
+  /** SMTP_URL: invitations are e-mailed through it (a local SMTP server of the test). */
+  smtpUrl?: string;
 }
 
 /** A port that was free a moment ago (for apps that must know their address before they listen). */
@@ -124,6 +126,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ...(options.messengerApis ? { messengerApis: options.messengerApis } : {}),
       ...(options.crmApis ? { crmApis: options.crmApis } : {}),
       knowledgeEncoder: options.knowledgeEncoder ?? false,
+      smtpUrl: options.smtpUrl,
+      smtpFrom: 'Parley Team <team@parley.test>',
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),

@@ -17,7 +17,7 @@ export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): void {
     open.clear();
   });
 
-  app.get('/live', (request, reply) => {
+  app.get('/live', { config: { role: 'agent' } }, (request, reply) => {
     const { accountId } = consoleAccountOf(request);
     reply.hijack();
     const stream = reply.raw;
