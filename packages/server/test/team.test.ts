@@ -380,6 +380,7 @@ describe('roles: one rule per console route', () => {
     'getOverview',
     'listAgentFailures',
     'listMembers',
+    'assignChat',
   ].sort();
 
   test('walking every operation of the console document as an agent: exactly the allowed set passes, the rest is 403', async () => {

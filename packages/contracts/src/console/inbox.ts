@@ -18,9 +18,20 @@ export type InboxMessage = Static<typeof InboxMessage>;
 
 const ChatParams = object({ chatId: Type.String({ minLength: 1, maxLength: 200 }) });
 
-/** A chat as the Inbox shows it: the public chat object plus whether the customer is banned. */
-export const InboxChat = object({ ...Chat.properties, banned: Type.Boolean() });
+/** The member working a chat (Inbox assignment); null: nobody. */
+export const Assignee = nullable(object({ id: Type.String(), name: Type.String() }));
+export type Assignee = Static<typeof Assignee>;
+
+/** A chat of the Inbox's list: the public chat object plus its assignee. */
+export const InboxListChat = object({ ...Chat.properties, assignee: Assignee });
+export type InboxListChat = Static<typeof InboxListChat>;
+
+/** A chat as the Inbox shows it: the public chat object plus its assignee and whether the customer is banned. */
+export const InboxChat = object({ ...Chat.properties, assignee: Assignee, banned: Type.Boolean() });
 export type InboxChat = Static<typeof InboxChat>;
+
+/** `assignee` of the Inbox's list: `me`, `none` (unassigned) or a member's id. */
+export const ASSIGNEE_FILTER_PATTERN = '^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$';
 
 function chatAction(operationId: string, url: string, summary: string) {
   return route({
@@ -48,8 +59,11 @@ export const inboxRoutes = {
       querystring: object({
         ...ListChatsQuery.properties,
         unread: Type.Optional(Type.Boolean({ description: '`true` selects only chats with unread messages or flagged unread' })),
+        assignee: Type.Optional(
+          Type.String({ pattern: ASSIGNEE_FILTER_PATTERN, description: '`me`: chats assigned to the caller; `none`: unassigned ones; or a member id' }),
+        ),
       }),
-      response: { 200: object({ chats: Type.Array(Chat), count: Type.Integer() }), ...ConsoleErrors },
+      response: { 200: object({ chats: Type.Array(InboxListChat), count: Type.Integer() }), ...ConsoleErrors },
     },
   }),
   listMessages: route({
@@ -139,6 +153,21 @@ export const inboxRoutes = {
     summary: 'Remove a tag from a chat (the tag stays in the account)',
     tags: ['Inbox'],
     schema: { params: object({ ...ChatParams.properties, name: InboxTagName }), response: { 200: InboxChat, ...ConsoleErrors } },
+  }),
+  assignChat: route({
+    method: 'POST',
+    url: '/chat/assign/:chatId/',
+    operationId: 'assignChat',
+    role: 'agent',
+    summary: 'Assign a chat to a member of the account (`memberId: null` unassigns it); open Inboxes see it at once',
+    tags: ['Inbox'],
+    schema: {
+      params: ChatParams,
+      body: object({
+        memberId: nullable(Type.String({ minLength: 1, maxLength: 200, description: 'an active member of the account; null: nobody' })),
+      }),
+      response: { 200: InboxChat, ...ConsoleErrors },
+    },
   }),
   markAnswerCorrect: route({
     method: 'POST',

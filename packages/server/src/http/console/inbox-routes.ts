@@ -29,7 +29,11 @@ async function asConsole<T>(work: Promise<T>): Promise<T> {
 export function registerInboxRoutes(app: TypedApp, { chats, messages, tags, feedback }: InboxDeps): void {
   app.route({
     ...routeOptions(inboxRoutes.listInboxChats),
-    handler: (request) => chats.listChats(consoleAccountOf(request).accountId, request.query),
+    handler: (request) => chats.listInboxChats(consoleAccountOf(request), request.query),
+  });
+  app.route({
+    ...routeOptions(inboxRoutes.assignChat),
+    handler: (request) => chats.assign(consoleAccountOf(request).accountId, request.params.chatId, request.body.memberId),
   });
   app.route({
     ...routeOptions(inboxRoutes.listMessages),

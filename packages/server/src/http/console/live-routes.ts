@@ -35,11 +35,14 @@ export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): void {
       (event) => send('event', { chatId: event.chatId, channelId: event.channelId, payload: event.payload }),
       () => send('gap', {}),
     );
+    // Console-only changes (assignment, notes, read state) of a chat: Inboxes reload it.
+    const unsubscribeChanges = liveFeed.subscribeChanges(accountId, (chatId) => send('change', { chatId }));
     const heartbeat = setInterval(() => stream.write(': ping\n\n'), HEARTBEAT_MS);
     open.add(stream);
     const done = () => {
       clearInterval(heartbeat);
       unsubscribe();
+      unsubscribeChanges();
       open.delete(stream);
     };
     request.raw.on('close', done);
