@@ -2,7 +2,9 @@
 // the account (and nothing else), private notes, saved replies, and who did what.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from './support/events.ts';
 import { PASSWORD, PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
+import { startReceiver, type Receiver } from './support/receiver.ts';
 
 type Invitation = { id: string; inviteUrl: string };
 type ListedChat = { id: string; chatId: string; assignee: { id: string; name: string } | null };
@@ -12,10 +14,15 @@ let t: TestApp;
 let counter = 0;
 const uniqueEmail = (name: string) => `${name}-${process.pid}-${Date.now()}-${(counter += 1)}@example.com`;
 
+let receiver: Receiver;
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ webhookAllowPrivateNetworks: true });
+  receiver = await startReceiver();
 });
-after(() => t.close());
+after(async () => {
+  await t.close();
+  await receiver.close();
+});
 
 async function addMember(owner: Owner, role: 'admin' | 'agent', name: string) {
   const email = uniqueEmail(role);
@@ -28,10 +35,10 @@ async function addMember(owner: Owner, role: 'admin' | 'agent', name: string) {
   return { id: invite.body.id, email, name, token: accepted.body.token };
 }
 
-/** A channel of the account and a chat in it per external id: their console ids. */
+/** A channel of the account (its webhook: the receiver) and a chat in it per external id: their console ids. */
 async function chatsOf(owner: Owner, ...externalIds: string[]): Promise<string[]> {
   const channel = await t.console<{ id: string }>(owner.token, 'POST', '/channel/custom/connect/', {
-    body: { name: 'Support', settings: { isActive: false } },
+    body: { name: 'Support', settings: { isActive: false }, webhookUrl: `${receiver.url}/hook` },
   });
   assert.equal(channel.status, 201, channel.text);
   const ids: string[] = [];
@@ -186,5 +193,104 @@ describe('assignment', () => {
       await ownerStream.close();
       await otherStream.close();
     }
+  });
+});
+
+type HistoryItem = { kind: string; id: string; text: string; senderName?: string | null; author?: { id: string | null; name: string } };
+
+describe('private notes', () => {
+  test('201 { id, text, author, createdAt }; in the console history as kind note between messages (kind message)', async () => {
+    const owner = await t.createConsoleUser();
+    const ann = await addMember(owner, 'agent', 'Ann Notes');
+    const [chat = ''] = await chatsOf(owner, 'n-1');
+    const note = await t.console<{ id: string; text: string; author: unknown; createdAt: string }>(ann.token, 'POST', `/chat/notes/${chat}/`, {
+      body: { text: 'VIP customer, be nice' },
+    });
+    assert.equal(note.status, 201, note.text);
+    assert.deepEqual(Object.keys(note.body).sort(), ['author', 'createdAt', 'id', 'text']);
+    assert.deepEqual([note.body.text, note.body.author], ['VIP customer, be nice', { id: ann.id, name: 'Ann Notes' }]);
+    assert.match(note.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const reply = await t.console(ann.token, 'POST', `/chat/messages/${chat}/`, { body: { text: 'Hello, how can I help?' } });
+    assert.equal(reply.status, 201, reply.text);
+
+    const history = await t.console<{ messages: HistoryItem[] }>(owner.token, 'GET', `/chat/messages/${chat}/`);
+    assert.equal(history.status, 200);
+    assert.deepEqual(
+      history.body.messages.map((m) => [m.kind, m.text, m.kind === 'note' ? m.author : m.senderName]),
+      [
+        ['message', 'hello from n-1', 'Unknown visitor'],
+        ['note', 'VIP customer, be nice', { id: ann.id, name: 'Ann Notes' }],
+        ['message', 'Hello, how can I help?', 'Ann Notes'],
+      ],
+    );
+    const lastTwo = await t.console<{ messages: HistoryItem[] }>(owner.token, 'GET', `/chat/messages/${chat}/`, { query: { limit: '2' } });
+    assert.deepEqual(lastTwo.body.messages.map((m) => m.kind), ['note', 'message']);
+  });
+
+  test('never sent anywhere outside the console: not the webhook, the event feed, the public chat list, nor the chat\'s last text', async () => {
+    const owner = await t.createConsoleUser();
+    const [chat = ''] = await chatsOf(owner, 'n-2');
+    const secret = `private note ${Date.now()}`;
+    assert.equal((await t.console(owner.token, 'POST', `/chat/notes/${chat}/`, { body: { text: secret } })).status, 201);
+    // A later message goes out, so anything queued before it went out too.
+    const reply = await t.console(owner.token, 'POST', `/chat/messages/${chat}/`, { body: { text: `after the note ${secret.slice(-6)}` } });
+    assert.equal(reply.status, 201);
+    await eventually(async () => receiver.requests.some((r) => r.body.includes(`after the note ${secret.slice(-6)}`)), 20_000);
+    assert.ok(!receiver.requests.some((r) => r.body.includes(secret)));
+    const feed = await t.api(owner.key, '/events');
+    assert.equal(feed.status, 200);
+    assert.ok(feed.text.includes('after the note') && !feed.text.includes(secret));
+    const list = await t.api(owner.key, '/chats/chat');
+    assert.ok(!list.text.includes(secret));
+    const info = await t.console<{ text: string }>(owner.token, 'GET', `/chat/info/${chat}/`);
+    assert.ok(!info.text.includes(secret));
+  });
+
+  test('bad input: 400 naming text; another account\'s chat: 404; notes reach other open Inboxes', async () => {
+    const owner = await t.createConsoleUser();
+    const other = await t.createConsoleUser();
+    const [chat = ''] = await chatsOf(owner, 'n-3');
+    for (const [body, message] of [
+      [{}, 'text is required'],
+      [{ text: '' }, 'text must NOT have fewer than 1 characters'],
+      [{ text: 'x'.repeat(10_001) }, 'text must NOT have more than 10000 characters'],
+    ] as const) {
+      const res = await t.console<{ message: string[] }>(owner.token, 'POST', `/chat/notes/${chat}/`, { body });
+      assert.equal(res.status, 400, res.text);
+      assert.ok(res.body.message.includes(message), res.text);
+    }
+    const foreign = await t.console(other.token, 'POST', `/chat/notes/${chat}/`, { body: { text: 'sneaky' } });
+    assert.deepEqual([foreign.status, foreign.body], [404, { message: 'Chat not found', statusCode: 404 }]);
+    assert.equal((await t.console(other.token, 'GET', `/chat/messages/${chat}/`)).status, 404);
+    const stream = await openStream(owner.token);
+    try {
+      assert.equal((await t.console(owner.token, 'POST', `/chat/notes/${chat}/`, { body: { text: 'live note' } })).status, 201);
+      await stream.until(`event: change\ndata: {"chatId":"${chat}"}`);
+    } finally {
+      await stream.close();
+    }
+  });
+});
+
+describe('who did what', () => {
+  test("a team reply's senderName is the member's name (webhook too); a manual status change carries the member's e-mail", async () => {
+    const owner = await t.createConsoleUser();
+    const ann = await addMember(owner, 'agent', 'Ann Replies');
+    const [chat = ''] = await chatsOf(owner, 'w-1');
+    const reply = await t.console<{ senderName: string; kind: string }>(ann.token, 'POST', `/chat/messages/${chat}/`, { body: { text: 'Signed reply' } });
+    assert.deepEqual([reply.status, reply.body.kind, reply.body.senderName], [201, 'message', 'Ann Replies']);
+    const delivered = await eventually(async () => receiver.requests.find((r) => r.body.includes('Signed reply')), 20_000);
+    const payload = JSON.parse(delivered.body) as { messages: { senderName: string; role: string }[] };
+    assert.deepEqual(payload.messages.map((m) => [m.role, m.senderName]), [['assistant', 'Ann Replies']]);
+
+    assert.equal((await t.console(ann.token, 'POST', `/chat/status/${chat}/`, { body: { status: 'done' } })).status, 200);
+    const status = await eventually(
+      async () =>
+        receiver.requests
+          .map((r) => JSON.parse(r.body) as { event: string; chat?: { id: string }; status?: { source?: unknown } })
+          .find((p) => p.event === 'dialog_status_changed' && p.chat?.id === chat),
+      20_000,
+    );
+    assert.deepEqual(status.status?.source, { type: 'manual', operatorEmail: ann.email.toLowerCase() });
   });
 });

@@ -381,6 +381,7 @@ describe('roles: one rule per console route', () => {
     'listAgentFailures',
     'listMembers',
     'assignChat',
+    'addNote',
   ].sort();
 
   test('walking every operation of the console document as an agent: exactly the allowed set passes, the rest is 403', async () => {

@@ -4,17 +4,39 @@ import { ErrorBody } from '../errors.ts';
 import { Chat, ListChatsQuery } from '../public/chats.ts';
 import { MESSAGE_TEXT_MAX } from '../public/messages.ts';
 import { route } from '../route.ts';
-import { nullable, object, stringEnum } from '../schema.ts';
+import { nullable, object, stringEnum, Timestamp } from '../schema.ts';
 import { TaskStatus, WebhookMessage } from '../webhooks/events.ts';
 import { ConsoleErrors } from './common.ts';
 
 /** A message as the Inbox shows it: the webhook message object plus the rating of agent replies. */
 export const InboxMessage = object({
+  kind: Type.Literal('message', { description: 'a customer, agent or team message (notes are `note`)' }),
   ...WebhookMessage.properties,
   rating: nullable(stringEnum(['liked', 'disliked'] as const)),
   fromAgent: Type.Boolean({ description: 'an agent reply: the only kind that can be marked correct or corrected' }),
 });
 export type InboxMessage = Static<typeof InboxMessage>;
+
+export const NOTE_TEXT_MAX = 10_000;
+
+/** A private note of the team: shown in the console's history only, never sent anywhere. */
+export const InboxNote = object({
+  kind: Type.Literal('note'),
+  id: Type.String(),
+  text: Type.String(),
+  author: object({ id: nullable(Type.String({ description: 'null once the author was removed' })), name: Type.String() }),
+  createdAt: Timestamp,
+});
+export type InboxNote = Static<typeof InboxNote>;
+
+/** The note as `POST /chat/notes/{chatId}/` answers it. */
+export const Note = object({
+  id: Type.String(),
+  text: Type.String(),
+  author: InboxNote.properties.author,
+  createdAt: Timestamp,
+});
+export type Note = Static<typeof Note>;
 
 const ChatParams = object({ chatId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -71,12 +93,12 @@ export const inboxRoutes = {
     url: '/chat/messages/:chatId/',
     operationId: 'listMessages',
     role: 'agent',
-    summary: "A chat's messages, oldest first, with the rating of agent replies",
+    summary: "A chat's history, oldest first: its messages (`kind: message`, with the rating of agent replies) and the team's private notes (`kind: note`)",
     tags: ['Inbox'],
     schema: {
       params: ChatParams,
-      querystring: object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'the most recent N' })) }),
-      response: { 200: object({ messages: Type.Array(InboxMessage) }), ...ConsoleErrors },
+      querystring: object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'the most recent N items' })) }),
+      response: { 200: object({ messages: Type.Array(Type.Union([InboxMessage, InboxNote])) }), ...ConsoleErrors },
     },
   }),
   sendTeamReply: route({
@@ -153,6 +175,19 @@ export const inboxRoutes = {
     summary: 'Remove a tag from a chat (the tag stays in the account)',
     tags: ['Inbox'],
     schema: { params: object({ ...ChatParams.properties, name: InboxTagName }), response: { 200: InboxChat, ...ConsoleErrors } },
+  }),
+  addNote: route({
+    method: 'POST',
+    url: '/chat/notes/:chatId/',
+    operationId: 'addNote',
+    role: 'agent',
+    summary: "Add a private note to a chat's history: never sent to the customer, the webhook, the event feed, the public API or a CRM",
+    tags: ['Inbox'],
+    schema: {
+      params: ChatParams,
+      body: object({ text: Type.String({ minLength: 1, maxLength: NOTE_TEXT_MAX }) }),
+      response: { 201: Note, ...ConsoleErrors },
+    },
   }),
   assignChat: route({
     method: 'POST',
