@@ -18,6 +18,7 @@ import { createKnowledgeModule } from './knowledge/module.ts';
 import { createMessagesModule } from './messages/module.ts';
 import { runWorkers } from './module.ts';
 import { createOverviewModule } from './overview/module.ts';
+import { createRepliesModule } from './replies/module.ts';
 import { createTagsModule } from './tags/module.ts';
 import { createWebhooksModule } from './webhooks/module.ts';
 
@@ -61,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       crm,
       chats,
       tags,
+      createRepliesModule(core),
       createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed }),
       createDemoModule(core, { authenticator: accounts.authenticator }),
     ],

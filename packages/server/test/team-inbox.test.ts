@@ -294,3 +294,61 @@ describe('who did what', () => {
     assert.deepEqual(status.status?.source, { type: 'manual', operatorEmail: ann.email.toLowerCase() });
   });
 });
+
+describe('saved replies', () => {
+  type Reply = { id: string; shortCode: string; text: string };
+
+  test('CRUD: GET 200 { cannedResponses }, POST 201, PUT 200, DELETE 200 { success: true }; any member may keep them', async () => {
+    const owner = await t.createConsoleUser();
+    const agent = await addMember(owner, 'agent', 'Agent');
+    const created = await t.console<Reply>(agent.token, 'POST', '/canned-responses/', { body: { shortCode: 'hours', text: 'We are open 9 to 5.' } });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual({ ...created.body, id: undefined }, { id: undefined, shortCode: 'hours', text: 'We are open 9 to 5.' });
+    const second = await t.console<Reply>(owner.token, 'POST', '/canned-responses/', { body: { shortCode: 'bye', text: 'Have a nice day!' } });
+    assert.equal(second.status, 201);
+    const list = await t.console<{ cannedResponses: Reply[] }>(agent.token, 'GET', '/canned-responses/');
+    assert.deepEqual(list.body, { cannedResponses: [second.body, created.body] });
+    const updated = await t.console<Reply>(agent.token, 'PUT', `/canned-responses/${created.body.id}/`, {
+      body: { shortCode: 'opening-hours', text: 'We are open 9 to 6.' },
+    });
+    assert.deepEqual([updated.status, updated.body], [200, { id: created.body.id, shortCode: 'opening-hours', text: 'We are open 9 to 6.' }]);
+    const removed = await t.console(agent.token, 'DELETE', `/canned-responses/${second.body.id}/`);
+    assert.deepEqual([removed.status, removed.body], [200, { success: true }]);
+    const after = await t.console<{ cannedResponses: Reply[] }>(owner.token, 'GET', '/canned-responses/');
+    assert.deepEqual(after.body.cannedResponses.map((r) => r.shortCode), ['opening-hours']);
+  });
+
+  test('a duplicate shortCode is 409; bad input 400 naming the field; other accounts are out of reach (404)', async () => {
+    const owner = await t.createConsoleUser();
+    const other = await t.createConsoleUser();
+    const first = await t.console<Reply>(owner.token, 'POST', '/canned-responses/', { body: { shortCode: 'hi', text: 'Hello!' } });
+    const second = await t.console<Reply>(owner.token, 'POST', '/canned-responses/', { body: { shortCode: 'yo', text: 'Yo!' } });
+    const taken = { message: 'shortCode: a saved reply with this short code exists already', statusCode: 409 };
+    const dup = await t.console(owner.token, 'POST', '/canned-responses/', { body: { shortCode: 'hi', text: 'Again' } });
+    assert.deepEqual([dup.status, dup.body], [409, taken]);
+    const rename = await t.console(owner.token, 'PUT', `/canned-responses/${second.body.id}/`, { body: { shortCode: 'hi', text: 'Yo!' } });
+    assert.deepEqual([rename.status, rename.body], [409, taken]);
+    // Another account may use the same code.
+    assert.equal((await t.console(other.token, 'POST', '/canned-responses/', { body: { shortCode: 'hi', text: 'Hi there' } })).status, 201);
+    for (const [body, message] of [
+      [{ shortCode: 'has space', text: 'x' }, 'shortCode must match pattern "^[A-Za-z0-9_-]{1,50}$"'],
+      [{ shortCode: 'ok', text: '' }, 'text must NOT have fewer than 1 characters'],
+      [{ text: 'x' }, 'shortCode is required'],
+    ] as const) {
+      const res = await t.console<{ message: string[] }>(owner.token, 'POST', '/canned-responses/', { body });
+      assert.equal(res.status, 400, res.text);
+      assert.ok(res.body.message.includes(message), res.text);
+    }
+    const notFound = { message: 'Saved reply not found', statusCode: 404 };
+    for (const [method, id, body] of [
+      ['PUT', first.body.id, { shortCode: 'stolen', text: 'x' }],
+      ['DELETE', first.body.id, undefined],
+      ['DELETE', 'not-a-uuid', undefined],
+    ] as const) {
+      const res = await t.console(other.token, method, `/canned-responses/${id}/`, { body });
+      assert.deepEqual([res.status, res.body], [404, notFound], `${method} ${id}`);
+    }
+    const mine = await t.console<{ cannedResponses: Reply[] }>(owner.token, 'GET', '/canned-responses/');
+    assert.deepEqual(mine.body.cannedResponses.map((r) => [r.shortCode, r.text]), [['hi', 'Hello!'], ['yo', 'Yo!']]);
+  });
+});

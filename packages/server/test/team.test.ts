@@ -349,7 +349,7 @@ describe('roles: one rule per console route', () => {
     return t.console(token, op.method, url, op.method === 'GET' ? {} : { body: {} });
   }
 
-  /** What an agent may do: the Inbox, reading channels and knowledge bases, and the team and saved replies. */
+  /** What an agent may do: the Inbox (with saved replies), reading channels, knowledge bases and the team. */
   const AGENT_ALLOWED = [
     // No credential needed.
     'login',
@@ -382,6 +382,10 @@ describe('roles: one rule per console route', () => {
     'listMembers',
     'assignChat',
     'addNote',
+    'listCannedResponses',
+    'createCannedResponse',
+    'updateCannedResponse',
+    'deleteCannedResponse',
   ].sort();
 
   test('walking every operation of the console document as an agent: exactly the allowed set passes, the rest is 403', async () => {

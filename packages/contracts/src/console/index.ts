@@ -1,6 +1,7 @@
 import type { RouteContract } from '../route.ts';
 import { agentRoutes } from './agent.ts';
 import { authRoutes } from './auth.ts';
+import { cannedResponseRoutes } from './canned-responses.ts';
 import { channelKindRoutes, channelRoutes } from './channels.ts';
 import { crmRoutes } from './crm.ts';
 import { deliveryRoutes } from './deliveries.ts';
@@ -12,6 +13,7 @@ import { messengerRoutes } from './messengers.ts';
 
 export * from './agent.ts';
 export * from './auth.ts';
+export * from './canned-responses.ts';
 export * from './channels.ts';
 export * from './common.ts';
 export * from './crm.ts';
@@ -35,4 +37,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(messengerRoutes),
   ...Object.values(crmRoutes),
   ...Object.values(memberRoutes),
+  ...Object.values(cannedResponseRoutes),
 ];
