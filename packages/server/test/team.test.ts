@@ -227,6 +227,27 @@ describe('sessions end when access ends', () => {
     assert.equal(session.body.role, 'admin');
   });
 
+  test('changing the password ends every token and session of theirs; the new password signs in, the old one not', async () => {
+    const owner = await t.createConsoleUser();
+    const agent = await addMember(t, owner.token, 'agent');
+    const cookie = await sessionCookie(agent.email);
+    const wrong = await t.console(agent.token, 'PUT', '/auth/password', { body: { currentPassword: 'not it at all', newPassword: 'brand new password' } });
+    assert.deepEqual([wrong.status, wrong.body], [401, { message: 'Invalid e-mail or password', statusCode: 401 }]);
+    const short = await t.console<{ message: string[] }>(agent.token, 'PUT', '/auth/password', { body: { currentPassword: PASSWORD, newPassword: 'short' } });
+    assert.equal(short.status, 400);
+    assert.ok(short.body.message.includes('newPassword must NOT have fewer than 8 characters'), short.text);
+    assert.equal((await t.console(agent.token, 'GET', '/members/')).status, 200);
+
+    const changed = await t.console(agent.token, 'PUT', '/auth/password', { body: { currentPassword: PASSWORD, newPassword: 'brand new password' } });
+    assert.deepEqual([changed.status, changed.body], [200, { success: true }]);
+    assert.equal((await t.console(agent.token, 'GET', '/members/')).status, 401);
+    assert.equal((await withCookie(cookie)).status, 401);
+    const old = await t.console(undefined, 'POST', '/auth/login', { body: { email: agent.email, password: PASSWORD } });
+    assert.equal(old.status, 401);
+    const fresh = await t.console(undefined, 'POST', '/auth/login', { body: { email: agent.email, password: 'brand new password' } });
+    assert.equal(fresh.status, 200);
+  });
+
   test('signing out ends every token and session of the member, and only theirs', async () => {
     const owner = await t.createConsoleUser();
     const agent = await addMember(t, owner.token, 'agent');
@@ -358,6 +379,7 @@ describe('roles: one rule per console route', () => {
     'acceptInvitation',
     'getSession',
     'deleteSession',
+    'changePassword',
     'getChannel',
     'listChannels',
     'listKnowledgeBases',

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EMAIL_MAX, PASSWORD_MAX } from '../admin/index.ts';
+import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from '../admin/index.ts';
 import { ErrorBody } from '../errors.ts';
 import { MEMBER_ROLES, route } from '../route.ts';
 import { object, stringEnum } from '../schema.ts';
@@ -80,5 +80,21 @@ export const authRoutes = {
     summary: 'Sign out: clears the session cookie and ends every token and session of the member, on every device',
     tags: ['Auth'],
     schema: { response: { 200: object({ success: Type.Literal(true) }) } },
+  }),
+  changePassword: route({
+    method: 'PUT',
+    url: '/auth/password',
+    operationId: 'changePassword',
+    role: 'agent',
+    summary: "Change one's own password: every token and session of the member ends (sign in again with the new one)",
+    description: '401 `Invalid e-mail or password` when `currentPassword` is wrong.',
+    tags: ['Auth'],
+    schema: {
+      body: object({
+        currentPassword: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
+        newPassword: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+      }),
+      response: { 200: object({ success: Type.Literal(true) }), 400: ErrorBody, 401: ErrorBody },
+    },
   }),
 } as const;

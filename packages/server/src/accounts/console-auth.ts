@@ -39,7 +39,10 @@ export const SESSION_TTL_MS = 12 * 60 * 60_000;
 
 export interface ConsoleAuthDeps {
   store: Pick<AccountsStore, 'loginThrottle' | 'recordLoginFailure' | 'clearLoginFailures'>;
-  members: Pick<MembersStore, 'findActiveByEmail' | 'findById' | 'findByInviteHash' | 'acceptInvitation' | 'bumpSessionVersion'>;
+  members: Pick<
+    MembersStore,
+    'findActiveByEmail' | 'findById' | 'findByInviteHash' | 'acceptInvitation' | 'bumpSessionVersion' | 'passwordHashOf' | 'setPassword'
+  >;
   /** Tells every process (this one included) that a member changed: they forget what they know of it. */
   memberChanged: (memberId: string) => void;
   /**
@@ -144,6 +147,14 @@ export function createConsoleAuth({
       if (!member) throw Errors.invitationUsed();
       memberChanged(member.id);
       return { token: sign(claimsOf(member)), email: member.email };
+    },
+
+    /** A member's new password (the current one checked): every token and session of theirs ends. */
+    async changePassword(member: ConsoleAccount, input: { currentPassword: string; newPassword: string }): Promise<void> {
+      const current = await members.passwordHashOf(member.memberId);
+      if (!current || !(await verifyPassword(input.currentPassword, current))) throw Errors.invalidCredentials();
+      await members.setPassword(member.memberId, await hashPassword(input.newPassword), clock.now());
+      memberChanged(member.memberId);
     },
 
     /** Signs a member out everywhere: every token and session cookie of theirs ends on its next request. */

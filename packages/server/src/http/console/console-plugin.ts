@@ -172,6 +172,14 @@ export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, op
         return { email, memberId, name, role };
       },
     });
-    routes(scope.withTypeProvider());
+    const typed: TypedApp = scope.withTypeProvider();
+    typed.route({
+      ...routeOptions(authRoutes.changePassword),
+      handler: async (request) => {
+        await auth.changePassword(consoleAccountOf(request), request.body);
+        return { success: true as const };
+      },
+    });
+    routes(typed);
   });
 };
