@@ -94,6 +94,8 @@ async function openStream(token: string) {
   return {
     until,
     count,
+    /** Settles when the server ends the stream. */
+    ended: pump,
     received: () => received,
     async close() {
       controller.abort();
@@ -197,6 +199,24 @@ describe('assignment', () => {
 });
 
 type HistoryItem = { kind: string; id: string; text: string; senderName?: string | null; author?: { id: string | null; name: string } };
+
+describe('the live stream of a removed member', () => {
+  test('ends at once, and reconnecting is a 401', async () => {
+    const owner = await t.createConsoleUser();
+    const agent = await addMember(owner, 'agent', 'Leaving');
+    const stream = await openStream(agent.token);
+    try {
+      assert.equal((await t.console(owner.token, 'DELETE', `/members/${agent.id}/`)).status, 200);
+      const ended = await Promise.race([stream.ended.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 15_000))]);
+      assert.equal(ended, true, 'the stream was ended by the server');
+      const again = await fetch(`${t.url}/console/v1/live`, { headers: { authorization: `Bearer ${agent.token}` } });
+      assert.equal(again.status, 401);
+      await again.body?.cancel();
+    } finally {
+      await stream.close();
+    }
+  });
+});
 
 describe('private notes', () => {
   test('201 { id, text, author, createdAt }; in the console history as kind note between messages (kind message)', async () => {

@@ -18,6 +18,9 @@ export interface ConsoleAccount {
   role: MemberRole;
 }
 
+/** The cache notice of a change to a member (`member:<id>`, see core.announceCacheChange): their sessions may have ended. */
+export const MEMBER_NOTICE = 'member:';
+
 /** What a verified token says; it is honoured only while its member is active with the same session version. */
 interface TokenClaims {
   accountId: string;

@@ -7,13 +7,10 @@ import type { FeatureModule } from '../module.ts';
 import { createAccountsService } from './accounts-service.ts';
 import { createAccountsStore } from './accounts-store.ts';
 import { createApiKeyAuthenticator } from './api-key-auth.ts';
-import { createConsoleAuth } from './console-auth.ts';
+import { createConsoleAuth, MEMBER_NOTICE } from './console-auth.ts';
 import { createInvitationMailer } from './invitation-mailer.ts';
 import { createMembersService } from './members-service.ts';
 import { createMembersStore } from './members-store.ts';
-
-/** The cache notice of a member's change (see core.announceCacheChange). */
-const MEMBER_NOTICE = 'member:';
 
 export function createAccountsModule(core: Core, options: { apiKeyCacheTtlMs?: number }) {
   const store = createAccountsStore(core.db);
