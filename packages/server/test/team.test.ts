@@ -474,6 +474,35 @@ describe('roles: one rule per console route', () => {
   });
 });
 
+describe('rate limits of the new routes', () => {
+  test("the team's routes count against the account's console allowance; accepting invitations against the address's login allowance", async () => {
+    const t = await startTestApp({ rateLimitMax: 5, loginAttemptsPerIp: 3 });
+    try {
+      const owner = await t.createConsoleUser();
+      const statuses: number[] = [];
+      for (const [method, url, body] of [
+        ['GET', '/members/', undefined],
+        ['GET', '/canned-responses/', undefined],
+        ['POST', '/canned-responses/', { shortCode: 'a', text: 'A' }],
+        ['POST', '/members/invite/', { email: uniqueEmail('limited'), role: 'agent' }],
+        ['GET', '/members/', undefined],
+        ['GET', '/members/', undefined],
+      ] as const) {
+        statuses.push((await t.console(owner.token, method, url, { body })).status);
+      }
+      assert.deepEqual(statuses, [200, 200, 201, 201, 200, 429]);
+      // The owner's login counted once already (createConsoleUser); three more guesses of invitation links reach the cap.
+      const guesses: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        guesses.push((await t.console(undefined, 'POST', '/auth/accept-invite', { body: { token: `guess-${i}`, name: 'X', password: PASSWORD } })).status);
+      }
+      assert.deepEqual(guesses, [400, 400, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('operator CLI: list-members, remove-member', () => {
   let t: TestApp;
   before(async () => {
