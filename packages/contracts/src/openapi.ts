@@ -168,6 +168,10 @@ function responses(contract: RouteContract, options: OpenApiOptions): JsonObject
   if (BODY_METHODS.has(contract.method) && !('415' in contract.schema.response)) {
     schemas.push(['415', openSchema(options.errorBody)]);
   }
+  // A member whose role is below the route's gets 403 (console).
+  if (contract.role !== undefined && contract.role !== 'agent' && !('403' in contract.schema.response)) {
+    schemas.push(['403', openSchema(options.errorBody)]);
+  }
   if (options.rateLimited && !('429' in contract.schema.response)) schemas.push(['429', openSchema(options.errorBody)]);
   const out: JsonObject = {};
   for (const [status, schema] of schemas) {
@@ -245,6 +249,7 @@ export function buildOpenApiDocument(routes: Iterable<RouteContract>, options: O
     if (contract.description) operation.description = contract.description;
     if (contract.deprecated) operation.deprecated = true;
     if (contract.scope) operation['x-scope'] = contract.scope;
+    if (contract.role) operation['x-role'] = contract.role;
     const body = requestBody(contract);
     if (body) operation.requestBody = body;
     (paths[path] ??= {})[contract.method.toLowerCase()] = operation;

@@ -3,6 +3,15 @@ import { openSchema } from './schema.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** A console member's role, from most to least powerful. */
+export const MEMBER_ROLES = ['owner', 'admin', 'agent'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+/** Whether a member of `role` may call a route that needs `needed` (each role may do all that the ones below it may). */
+export function roleAllows(role: MemberRole, needed: MemberRole): boolean {
+  return MEMBER_ROLES.indexOf(role) <= MEMBER_ROLES.indexOf(needed);
+}
+
 /** A response header, as the OpenAPI documents declare it. */
 export interface ResponseHeader {
   readonly description: string;
@@ -23,6 +32,11 @@ export interface RouteContract {
   readonly deprecated?: boolean;
   /** Scope an API key needs (public API only). */
   readonly scope?: string;
+  /**
+   * The least member role that may call it (console only; `agent`: every member). Every console route that is not
+   * `anonymous` declares one: the console refuses to start with a route that does not.
+   */
+  readonly role?: MemberRole;
   /** Request content types besides JSON (for example `multipart/form-data`). */
   readonly consumes?: readonly string[];
   /** Callable without credentials (the surface's security scheme does not apply), e.g. the console login. */

@@ -19,6 +19,7 @@ import { createMessagesModule } from './messages/module.ts';
 import { createMetricsModule } from './metrics/module.ts';
 import { runWorkers } from './module.ts';
 import { createOverviewModule } from './overview/module.ts';
+import { createRepliesModule } from './replies/module.ts';
 import { createTagsModule } from './tags/module.ts';
 import { createWebhooksModule } from './webhooks/module.ts';
 
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       crm,
       chats,
       tags,
+      createRepliesModule(core),
       createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed }),
       createDemoModule(core, { authenticator: accounts.authenticator }),
       createMetricsModule(core, { token: config.metricsToken, port: config.metricsPort, host: config.host }),

@@ -37,6 +37,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** METRICS_PORT: a second listener on HOST serving only `GET /metrics`, without a token. */
   metricsPort: number | undefined;
+  /** SMTP_URL (`smtp://user:pass@host:port`, or smtps://): invitations are e-mailed through it; unset: only shown. */
+  smtpUrl: string | undefined;
+  /** SMTP_FROM: the sender of those e-mails (default `Parley <no-reply@{PUBLIC_URL's host}>`). */
+  smtpFrom: string;
 }
 
 export interface CrmApis {
@@ -180,6 +184,14 @@ function bearerToken(env: Env, name: string, minLength: number): string | undefi
   return raw;
 }
 
+/** An e-mail address, alone or as `Name <address>`: what an SMTP server takes as a sender. */
+function sender(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (/^([^<>\r\n]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/.test(raw) && raw.includes('<') === raw.endsWith('>')) return raw;
+  throw new ConfigError(name, `must be an e-mail address, or "Name <address>" (got "${raw}")`);
+}
+
 function optionalPath(env: Env, name: string, cwd: string): string | undefined {
   const raw = text(env, name);
   return raw === undefined ? undefined : path.resolve(cwd, raw);
@@ -198,6 +210,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     throw new ConfigError('METRICS_PORT', `must differ from PORT (both ${port})`);
   }
   const urlHost = listenHost.includes(':') ? `[${listenHost}]` : listenHost;
+  const publicHost = new URL(publicUrl ?? `http://${urlHost}:${port}`).hostname.replace(/^\[|\]$/g, '');
   return {
     port,
     host: listenHost,
@@ -226,5 +239,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: proxies(env, 'TRUST_PROXY'),
     metricsToken: bearerToken(env, 'METRICS_TOKEN', 32),
     metricsPort,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'], true),
+    smtpFrom: sender(env, 'SMTP_FROM', `Parley <no-reply@${isIP(publicHost) === 0 ? publicHost : 'localhost'}>`),
   };
 }

@@ -36,6 +36,10 @@ export interface AppDeps {
     secretsKey: string;
     /** The built-in sentence encoder of knowledge-base retrieval (KB_ENCODER; default on). */
     knowledgeEncoder?: boolean;
+    /** SMTP_URL: invitations are e-mailed through it (unset: the inviter passes the link on). */
+    smtpUrl?: string | undefined;
+    /** SMTP_FROM: their sender. */
+    smtpFrom?: string;
   };
   db: Database;
   logger: FastifyBaseLogger;

@@ -29,16 +29,20 @@ describe('operator token', () => {
 });
 
 describe('accounts', () => {
-  test('create: 201 { id, email }, e-mail stored lower-cased, password hashed with scrypt', async () => {
+  test('create: 201 { id, email }, e-mail stored lower-cased, its owner (same id) with the password hashed with scrypt', async () => {
     const email = unique('New.Person');
     const res = await t.admin<{ id: string; email: string }>('POST', '/accounts', { email, password: 'password123' });
     assert.equal(res.status, 201);
     assert.deepEqual(Object.keys(res.body).sort(), ['email', 'id']);
     assert.equal(res.body.email, email.toLowerCase());
     assert.match(res.body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const rows = await queryRows<{ password_hash: string }>(
+    const rows = await queryRows<{ password_hash: string; role: string; email: string; account_id: string }>(
       t.database.db,
-      sql`select password_hash from accounts where id = ${res.body.id}`,
+      sql`select password_hash, role, email, account_id from members where id = ${res.body.id}`,
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.role, r.email, r.account_id]),
+      [['owner', email.toLowerCase(), res.body.id]],
     );
     const hash = rows[0]?.password_hash ?? '';
     assert.match(hash, /^scrypt\$16384\$8\$1\$/);

@@ -77,6 +77,8 @@ async function seed(): Promise<void> {
     await db.execute(sql`INSERT INTO tags (id, account_id, name) VALUES (${id}, ${accountId}, ${name})`);
     await db.execute(sql`INSERT INTO chat_tags (tag_id, chat_id) SELECT ${id}, ${chatId} FROM generate_series(1, ${CHATS}::int) i WHERE ${which}`);
   }
+  // One chat in ten is assigned to the account's owner (whose member id is the account's id; issue #25).
+  await db.execute(sql`UPDATE chats SET assignee_id = ${accountId} WHERE account_id = ${accountId} AND external_chat_id LIKE '%3'`);
   // What autovacuum does after a bulk insert: statistics, and the visibility map that lets index-only scans skip
   // the table.
   await db.execute(sql`VACUUM ANALYZE`);
@@ -198,6 +200,30 @@ describe('the chat list at 100,000 chats: plans', () => {
         const covered = query.complitedTask !== false && (query.channelName === undefined || relation === 'chats');
         assert.match(scan['Node Type'], covered ? /^Index Only Scan$/ : /^Index (Only )?Scan$/);
         assert.equal(scan['Relation Name'], relation);
+        assert.equal(scan['Index Name'], index);
+      });
+    }
+  }
+
+  // The Inbox's assignee filter: a member's chats from the partial index of assigned chats, unassigned ones from
+  // the activity index (nine chats in ten are unassigned).
+  for (const [name, assigneeId, index] of [
+    ['a member\'s chats (assignee)', 'owner', 'chats_account_assignee_activity_idx'],
+    ['unassigned chats (assignee=none)', null, 'chats_account_activity_idx'],
+  ] as const) {
+    for (const generic of [false, true]) {
+      test(`${name}: the page is read from ${index} in list order${generic ? ' (generic plan)' : ''}`, async () => {
+        const args = await listArguments(createChatsStore(t.database.db), accountId, {
+          limit: 100,
+          assigneeId: assigneeId === 'owner' ? accountId : null,
+          withAssignee: true,
+        });
+        assert.ok(args);
+        const plan = await planOf(listStatement(args.filter, args.page), { generic });
+        const scans = allNodes(plan).filter((node) => node['Node Type'] === 'Seq Scan' && /^chat/.test(node['Relation Name'] ?? ''));
+        assert.deepEqual(scans, [], 'no sequential scan of chats');
+        const scan = pageScan(plan);
+        assert.match(scan['Node Type'], /^Index (Only )?Scan$/);
         assert.equal(scan['Index Name'], index);
       });
     }

@@ -26,6 +26,8 @@ test('defaults', () => {
     trustProxy: undefined,
     metricsToken: undefined,
     metricsPort: undefined,
+    smtpUrl: undefined,
+    smtpFrom: 'Parley <no-reply@localhost>',
   });
 });
 
@@ -54,6 +56,8 @@ test('every variable is read', () => {
       TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback',
       METRICS_TOKEN: 'm'.repeat(32),
       METRICS_PORT: '9464',
+      SMTP_URL: 'smtp://mailer:pass@mail.example.com:587',
+      SMTP_FROM: 'Support <support@example.com>',
     },
     '/',
   );
@@ -75,6 +79,10 @@ test('every variable is read', () => {
   assert.equal(config.knowledgeEncoder, false);
   assert.equal(config.metricsToken, 'm'.repeat(32));
   assert.equal(config.metricsPort, 9464);
+  assert.equal(config.smtpUrl, 'smtp://mailer:pass@mail.example.com:587');
+  assert.equal(config.smtpFrom, 'Support <support@example.com>');
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://chat.example.com' }).smtpFrom, 'Parley <no-reply@chat.example.com>');
+  assert.equal(loadConfig({ SMTP_FROM: 'team@example.com' }).smtpFrom, 'team@example.com');
   assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
 });
 
@@ -97,6 +105,8 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ SECRETS_KEY: 'short-key' }, 'Invalid configuration: SECRETS_KEY must be at least 32 characters long'],
     [{ TRUST_PROXY: '10.0.0.1,proxy.local' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "proxy.local")'],
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "10.0.0.0/33")'],
+    [{ SMTP_URL: 'http://mailer:hunter2@mail.example.com' }, 'Invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://'],
+    [{ SMTP_FROM: 'Support <support>' }, 'Invalid configuration: SMTP_FROM must be an e-mail address, or "Name <address>" (got "Support <support>")'],
     [{ TRUST_PROXY: 'true' }, 'Invalid configuration: TRUST_PROXY must list IP addresses or CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got "true")'],
     [{ METRICS_TOKEN: 'short-secret' }, 'Invalid configuration: METRICS_TOKEN must be at least 32 characters long'],
     [{ METRICS_TOKEN: 'short-secret with a space and long enough' }, 'Invalid configuration: METRICS_TOKEN must be printable ASCII characters without spaces'],

@@ -190,6 +190,19 @@ test('no documented route answers 5xx to hostile input', async () => {
   assert.ok(documents >= 4, 'the documents were read');
   assert.ok(sent > 300, `only ${sent} requests were made`);
   assert.ok(deepRoutes.size >= 38, `deep bodies went to ${deepRoutes.size} routes only`);
+  // The team's operations (issue #25) are among them.
+  for (const route of [
+    'post /console/v1/members/invite/',
+    'put /console/v1/members/{id}/',
+    'post /console/v1/auth/accept-invite',
+    'put /console/v1/auth/password',
+    'post /console/v1/chat/assign/{chatId}/',
+    'post /console/v1/chat/notes/{chatId}/',
+    'post /console/v1/canned-responses/',
+    'put /console/v1/canned-responses/{id}/',
+  ]) {
+    assert.ok(deepRoutes.has(route), `${route} was not fuzzed`);
+  }
   assert.deepEqual(failures, []);
   // Refused by validation, not by the database's safety net (error-handler.ts logs when that one catches).
   assert.deepEqual(t.logs.filter((line) => line.includes('unstorable text reached the database')).slice(0, 3), []);

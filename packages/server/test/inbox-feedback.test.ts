@@ -68,8 +68,10 @@ describe('Inbox', () => {
     });
     assert.equal(res.status, 201);
     assert.deepEqual({ ...res.body, id: undefined, createdAt: undefined }, {
+      kind: 'message',
       id: undefined,
       role: 'assistant',
+      // The owner's name: its e-mail (issue #25 migration).
       senderName: user.email,
       text: 'A human here!',
       attachments: [],

@@ -82,8 +82,10 @@ test('the operator document describes /admin/v1', async () => {
   assert.deepEqual(Object.keys(res.body.paths).sort(), [
     '/accounts',
     '/accounts/{accountId}/api-keys',
+    '/accounts/{accountId}/members',
     '/accounts/{accountId}/subscription',
     '/api-keys/{keyId}/deactivate',
+    '/members/{memberId}',
   ]);
 });
 
@@ -201,11 +203,11 @@ test('415 is documented on every operation that reads a body, with the surface e
   );
 });
 
-test('console: login and the session state need no token, every operation declares UserLang', async () => {
+test('console: login, accepting an invitation and the session state need no token, every operation declares UserLang', async () => {
   const body = await documentOf('/console/v1/openapi.json');
   assert.deepEqual(body.security, [{ bearer: [] }]);
   for (const { name, op } of operations(body.paths)) {
-    assert.equal(op.security === undefined, !['POST /auth/login', 'GET /auth/session/state'].includes(name), name);
+    assert.equal(op.security === undefined, !['POST /auth/login', 'POST /auth/accept-invite', 'GET /auth/session/state'].includes(name), name);
     const lang = op.parameters.find((p) => p.name === 'UserLang');
     assert.equal(lang?.in, 'header', name);
     assert.equal(lang?.required, false, name);

@@ -34,10 +34,18 @@ async function newChat(externalChatId: string, text = 'Hello'): Promise<string> 
   return list.body.chats.find((c) => c.chatId === externalChatId)?.id ?? '';
 }
 
-async function sessionCookie(email = user.email): Promise<string> {
-  const res = await t.request<{ email: string }>('POST', '/console/v1/auth/session', { body: { email, password: PASSWORD } });
+/** The member behind the account's login: its owner (issue #25). */
+const ownerOf = (account: { email: string; accountId: string }) => ({
+  email: account.email,
+  memberId: account.accountId,
+  name: account.email,
+  role: 'owner',
+});
+
+async function sessionCookie(account: { email: string; accountId: string } = user): Promise<string> {
+  const res = await t.request<{ email: string }>('POST', '/console/v1/auth/session', { body: { email: account.email, password: PASSWORD } });
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(res.body, { email });
+  assert.deepEqual(res.body, ownerOf(account));
   const setCookie = res.headers.get('set-cookie') ?? '';
   assert.match(setCookie, /^parley_session=[^;]+; Path=\/console\/v1; HttpOnly; SameSite=Strict; Max-Age=43200$/);
   return setCookie.split(';')[0] ?? '';
@@ -48,7 +56,7 @@ describe('web session', () => {
     const cookie = await sessionCookie();
     const me = await t.request<{ email: string }>('GET', '/console/v1/auth/session', { headers: { cookie } });
     assert.equal(me.status, 200);
-    assert.deepEqual(me.body, { email: user.email });
+    assert.deepEqual(me.body, ownerOf(user));
     const channels = await t.request('GET', '/console/v1/channels/all/', { headers: { cookie } });
     assert.equal(channels.status, 200);
 
@@ -74,8 +82,8 @@ describe('web session', () => {
         [200, { signedIn: false }],
         [200, { signedIn: false }],
         [200, { signedIn: false }],
-        [200, { signedIn: true, email: user.email }],
-        [200, { signedIn: true, email: user.email }],
+        [200, { signedIn: true, ...ownerOf(user) }],
+        [200, { signedIn: true, ...ownerOf(user) }],
       ],
     );
     // The contract of GET /auth/session is unchanged: 401 without a session.

@@ -9,7 +9,7 @@ let source: EventSource | undefined;
 function connect(): void {
   if (source) return;
   source = new EventSource('/console/v1/live');
-  source.addEventListener('event', (message) => {
+  const onMessage = (message: Event) => {
     let chatId: string | null;
     try {
       chatId = (JSON.parse((message as MessageEvent<string>).data) as { chatId: string | null }).chatId;
@@ -17,7 +17,10 @@ function connect(): void {
       chatId = null;
     }
     for (const listener of listeners) listener(chatId);
-  });
+  };
+  // Committed events, and changes only the console sees (assignment, notes, read state) made by any member.
+  source.addEventListener('event', onMessage);
+  source.addEventListener('change', onMessage);
   // After a reconnect or a gap, views reload what they show.
   const reload = () => {
     for (const listener of listeners) listener(null);

@@ -1,4 +1,5 @@
-// The web account: sign in, then Overview, Inbox, Channels, Knowledge bases, Deliveries, CRM.
+// The web account: sign in (or accept an invitation), then Overview, Inbox, Channels, Knowledge bases, Deliveries, CRM,
+// Team and Saved replies.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Session, SessionState } from '@parley/contracts';
@@ -14,6 +15,7 @@ import { ChannelPage } from './pages/channel.tsx';
 import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { CrmPage } from './pages/crm.tsx';
+import { InvitationPage, SavedRepliesPage, TeamPage } from './pages/team.tsx';
 import './style.css';
 
 const NAV = [
@@ -23,9 +25,11 @@ const NAV = [
   { href: '/knowledge-bases', name: 'Knowledge bases' },
   { href: '/deliveries', name: 'Deliveries' },
   { href: '/crm', name: 'CRM' },
+  { href: '/team', name: 'Team' },
+  { href: '/saved-replies', name: 'Saved replies' },
 ] as const;
 
-function Page({ path }: { path: string }) {
+function Page({ path, session }: { path: string; session: Session }) {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   switch (parts[0]) {
     case undefined:
@@ -41,6 +45,10 @@ function Page({ path }: { path: string }) {
       return <DeliveriesPage />;
     case 'crm':
       return <CrmPage />;
+    case 'team':
+      return <TeamPage session={session} />;
+    case 'saved-replies':
+      return <SavedRepliesPage />;
     default:
       return <p>Not found</p>;
   }
@@ -55,12 +63,25 @@ function App() {
     setUnauthorizedHandler(() => setSession(null));
     // Always 200 (signedIn false when not), so a visitor who is not signed in sees no failed request.
     api<SessionState>('GET', '/auth/session/state').then(
-      (state) => setSession(state.signedIn ? { email: state.email } : null),
+      (state) => setSession(state.signedIn ? { email: state.email, memberId: state.memberId, name: state.name, role: state.role } : null),
       () => setSession(null),
     );
   }, []);
 
   if (session === undefined) return <p class="loading">{t('Loading')}…</p>;
+  // An invitation link: the new member signs in as themselves, whoever was signed in on this browser.
+  const invitation = /^\/invite\/([^/]+)$/.exec(path)?.[1];
+  if (invitation !== undefined) {
+    return (
+      <InvitationPage
+        token={decodeURIComponent(invitation)}
+        onSignedIn={(next) => {
+          setSession(next);
+          navigate('/inbox', true);
+        }}
+      />
+    );
+  }
   if (session === null || path === '/login') {
     return (
       <LoginPage
@@ -88,14 +109,16 @@ function App() {
             </Link>
           ))}
         </nav>
-        <span class="who">{session.email}</span>
+        <span class="who">
+          {session.name} · {session.role}
+        </span>
         <LanguageSelect />
         <button type="button" aria-label="Sign out" onClick={signOut}>
           {t('Sign out')}
         </button>
       </header>
       <main>
-        <Page path={path} />
+        <Page path={path} session={session} />
       </main>
     </div>
   );

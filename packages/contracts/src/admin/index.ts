@@ -26,6 +26,15 @@ export const ApiKeyInfo = object({
   createdAt: Timestamp,
 });
 
+/** A member of an account, as the operator sees it. */
+export const AdminMember = object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  role: stringEnum(['owner', 'admin', 'agent'] as const),
+  status: stringEnum(['active', 'invited'] as const),
+});
+
 /** Operator API (`/admin/v1`, bearer ADMIN_TOKEN): the provider's support issues keys with it. */
 export const adminRoutes = {
   createAccount: route({
@@ -85,6 +94,28 @@ export const adminRoutes = {
       params: object({ accountId: Uuid }),
       body: object({ active: Type.Boolean() }),
       response: { 200: object({ active: Type.Boolean() }), ...AdminErrors },
+    },
+  }),
+  listAccountMembers: route({
+    method: 'GET',
+    url: '/accounts/:accountId/members',
+    operationId: 'listAccountMembers',
+    summary: "List an account's members (its owner, admins and agents; invited ones too)",
+    tags: ['Accounts'],
+    schema: {
+      params: object({ accountId: Uuid }),
+      response: { 200: object({ members: Type.Array(AdminMember) }), ...AdminErrors },
+    },
+  }),
+  removeAccountMember: route({
+    method: 'DELETE',
+    url: '/members/:memberId',
+    operationId: 'removeAccountMember',
+    summary: 'Remove a member: every token and session of theirs stops working at once (the owner cannot be removed: 400)',
+    tags: ['Accounts'],
+    schema: {
+      params: object({ memberId: Uuid }),
+      response: { 200: object({ success: Type.Literal(true) }), ...AdminErrors },
     },
   }),
 } as const;

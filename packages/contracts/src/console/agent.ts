@@ -28,6 +28,7 @@ export const agentRoutes = {
     method: 'POST',
     url: '/chat/test/:channelId/',
     operationId: 'testAgent',
+    role: 'admin',
     summary: "The channel's agent answers a message; no chat is stored and no event is sent",
     description:
       'Working hours, **Disable agent responses** and `settings.isActive` do not apply: this is how the agent would answer. ' +
@@ -53,6 +54,7 @@ export const agentRoutes = {
     method: 'GET',
     url: '/agent/failures/',
     operationId: 'listAgentFailures',
+    role: 'agent',
     summary: 'Agent replies that failed after their retries, newest first (those chats wait for the team)',
     tags: ['Agent'],
     schema: {

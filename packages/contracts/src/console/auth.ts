@@ -1,14 +1,20 @@
 import { Type, type Static } from 'typebox';
-import { EMAIL_MAX, PASSWORD_MAX } from '../admin/index.ts';
+import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from '../admin/index.ts';
 import { ErrorBody } from '../errors.ts';
-import { route } from '../route.ts';
-import { object } from '../schema.ts';
+import { MEMBER_ROLES, route } from '../route.ts';
+import { object, stringEnum } from '../schema.ts';
 
+const SessionMember = {
+  email: Type.String(),
+  memberId: Type.String(),
+  name: Type.String(),
+  role: stringEnum(MEMBER_ROLES),
+};
 /** The member behind a web-account session. */
-export const Session = object({ email: Type.String() });
+export const Session = object(SessionMember);
 export type Session = Static<typeof Session>;
 /** Whether a web-account session (or bearer token) is signed in, and as whom. */
-export const SessionState = Type.Union([object({ signedIn: Type.Literal(false) }), object({ signedIn: Type.Literal(true), email: Type.String() })]);
+export const SessionState = Type.Union([object({ signedIn: Type.Literal(false) }), object({ signedIn: Type.Literal(true), ...SessionMember })]);
 export type SessionState = Static<typeof SessionState>;
 
 export const authRoutes = {
@@ -49,6 +55,7 @@ export const authRoutes = {
     method: 'GET',
     url: '/auth/session',
     operationId: 'getSession',
+    role: 'agent',
     summary: 'Who is logged in (cookie or bearer token)',
     tags: ['Auth'],
     schema: { response: { 200: Session, 401: ErrorBody } },
@@ -69,8 +76,25 @@ export const authRoutes = {
     method: 'DELETE',
     url: '/auth/session',
     operationId: 'deleteSession',
-    summary: 'Sign out of the web account: clears the session cookie',
+    role: 'agent',
+    summary: 'Sign out: clears the session cookie and ends every token and session of the member, on every device',
     tags: ['Auth'],
     schema: { response: { 200: object({ success: Type.Literal(true) }) } },
+  }),
+  changePassword: route({
+    method: 'PUT',
+    url: '/auth/password',
+    operationId: 'changePassword',
+    role: 'agent',
+    summary: "Change one's own password: every token and session of the member ends (sign in again with the new one)",
+    description: '401 `Invalid e-mail or password` when `currentPassword` is wrong.',
+    tags: ['Auth'],
+    schema: {
+      body: object({
+        currentPassword: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
+        newPassword: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+      }),
+      response: { 200: object({ success: Type.Literal(true) }), 400: ErrorBody, 401: ErrorBody },
+    },
   }),
 } as const;

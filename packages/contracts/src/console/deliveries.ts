@@ -32,6 +32,7 @@ export const deliveryRoutes = {
     method: 'GET',
     url: '/channel/:type/:id/deliveries',
     operationId: 'listDeliveries',
+    role: 'admin',
     summary: "The channel's webhook deliveries, newest first, with every attempt",
     tags: ['Webhooks'],
     schema: {
@@ -44,6 +45,7 @@ export const deliveryRoutes = {
     method: 'POST',
     url: '/deliveries/:deliveryId/redeliver',
     operationId: 'redeliver',
+    role: 'admin',
     summary: 'Send the event of a finished delivery again (a new delivery, 3 attempts)',
     tags: ['Webhooks'],
     schema: {
@@ -55,6 +57,7 @@ export const deliveryRoutes = {
     method: 'POST',
     url: '/channel/:type/:id/deliveries/redeliver',
     operationId: 'redeliverFailed',
+    role: 'admin',
     summary: 'Retry every failed delivery of the channel created in [from, to)',
     tags: ['Webhooks'],
     schema: {

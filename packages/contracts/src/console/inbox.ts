@@ -4,29 +4,63 @@ import { ErrorBody } from '../errors.ts';
 import { Chat, ListChatsQuery } from '../public/chats.ts';
 import { MESSAGE_TEXT_MAX } from '../public/messages.ts';
 import { route } from '../route.ts';
-import { nullable, object, stringEnum } from '../schema.ts';
+import { nullable, object, stringEnum, Timestamp } from '../schema.ts';
 import { TaskStatus, WebhookMessage } from '../webhooks/events.ts';
 import { ConsoleErrors } from './common.ts';
 
 /** A message as the Inbox shows it: the webhook message object plus the rating of agent replies. */
 export const InboxMessage = object({
+  kind: Type.Literal('message', { description: 'a customer, agent or team message (notes are `note`)' }),
   ...WebhookMessage.properties,
   rating: nullable(stringEnum(['liked', 'disliked'] as const)),
   fromAgent: Type.Boolean({ description: 'an agent reply: the only kind that can be marked correct or corrected' }),
 });
 export type InboxMessage = Static<typeof InboxMessage>;
 
+export const NOTE_TEXT_MAX = 10_000;
+
+/** A private note of the team: shown in the console's history only, never sent anywhere. */
+export const InboxNote = object({
+  kind: Type.Literal('note'),
+  id: Type.String(),
+  text: Type.String(),
+  author: object({ id: nullable(Type.String({ description: 'null once the author was removed' })), name: Type.String() }),
+  createdAt: Timestamp,
+});
+export type InboxNote = Static<typeof InboxNote>;
+
+/** The note as `POST /chat/notes/{chatId}/` answers it. */
+export const Note = object({
+  id: Type.String(),
+  text: Type.String(),
+  author: InboxNote.properties.author,
+  createdAt: Timestamp,
+});
+export type Note = Static<typeof Note>;
+
 const ChatParams = object({ chatId: Type.String({ minLength: 1, maxLength: 200 }) });
 
-/** A chat as the Inbox shows it: the public chat object plus whether the customer is banned. */
-export const InboxChat = object({ ...Chat.properties, banned: Type.Boolean() });
+/** The member working a chat (Inbox assignment); null: nobody. */
+export const Assignee = nullable(object({ id: Type.String(), name: Type.String() }));
+export type Assignee = Static<typeof Assignee>;
+
+/** A chat of the Inbox's list: the public chat object plus its assignee. */
+export const InboxListChat = object({ ...Chat.properties, assignee: Assignee });
+export type InboxListChat = Static<typeof InboxListChat>;
+
+/** A chat as the Inbox shows it: the public chat object plus its assignee and whether the customer is banned. */
+export const InboxChat = object({ ...Chat.properties, assignee: Assignee, banned: Type.Boolean() });
 export type InboxChat = Static<typeof InboxChat>;
+
+/** `assignee` of the Inbox's list: `me`, `none` (unassigned) or a member's id. */
+export const ASSIGNEE_FILTER_PATTERN = '^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$';
 
 function chatAction(operationId: string, url: string, summary: string) {
   return route({
     method: 'POST',
     url,
     operationId,
+    role: 'agent',
     summary,
     tags: ['Inbox'],
     schema: { params: ChatParams, response: { 200: InboxChat, ...ConsoleErrors } },
@@ -40,32 +74,38 @@ export const inboxRoutes = {
     method: 'GET',
     url: '/chat/all-chats/',
     operationId: 'listInboxChats',
+    role: 'agent',
     summary: 'Chats of the account, newest activity first (the filters of the public list)',
     tags: ['Inbox'],
     schema: {
       querystring: object({
         ...ListChatsQuery.properties,
         unread: Type.Optional(Type.Boolean({ description: '`true` selects only chats with unread messages or flagged unread' })),
+        assignee: Type.Optional(
+          Type.String({ pattern: ASSIGNEE_FILTER_PATTERN, description: '`me`: chats assigned to the caller; `none`: unassigned ones; or a member id' }),
+        ),
       }),
-      response: { 200: object({ chats: Type.Array(Chat), count: Type.Integer() }), ...ConsoleErrors },
+      response: { 200: object({ chats: Type.Array(InboxListChat), count: Type.Integer() }), ...ConsoleErrors },
     },
   }),
   listMessages: route({
     method: 'GET',
     url: '/chat/messages/:chatId/',
     operationId: 'listMessages',
-    summary: "A chat's messages, oldest first, with the rating of agent replies",
+    role: 'agent',
+    summary: "A chat's history, oldest first: its messages (`kind: message`, with the rating of agent replies) and the team's private notes (`kind: note`)",
     tags: ['Inbox'],
     schema: {
       params: ChatParams,
-      querystring: object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'the most recent N' })) }),
-      response: { 200: object({ messages: Type.Array(InboxMessage) }), ...ConsoleErrors },
+      querystring: object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'the most recent N items' })) }),
+      response: { 200: object({ messages: Type.Array(Type.Union([InboxMessage, InboxNote])) }), ...ConsoleErrors },
     },
   }),
   sendTeamReply: route({
     method: 'POST',
     url: '/chat/messages/:chatId/',
     operationId: 'sendTeamReply',
+    role: 'agent',
     summary: 'Reply as the team: delivered to the customer and sent to the webhook as new_messages (role assistant)',
     tags: ['Inbox'],
     schema: {
@@ -78,6 +118,7 @@ export const inboxRoutes = {
     method: 'POST',
     url: '/chat/pause-chat/:chatId/',
     operationId: 'pauseChat',
+    role: 'agent',
     summary: 'Pause the agent in a chat',
     tags: ['Inbox'],
     schema: { params: ChatParams, response: { 200: object({ id: Type.String(), paused: Type.Boolean() }), ...ConsoleErrors } },
@@ -86,6 +127,7 @@ export const inboxRoutes = {
     method: 'POST',
     url: '/chat/resume-chat/:chatId/',
     operationId: 'resumeChat',
+    role: 'agent',
     summary: 'Let the agent answer in a chat again',
     tags: ['Inbox'],
     schema: { params: ChatParams, response: { 200: object({ id: Type.String(), paused: Type.Boolean() }), ...ConsoleErrors } },
@@ -94,6 +136,7 @@ export const inboxRoutes = {
     method: 'POST',
     url: '/chat/status/:chatId/',
     operationId: 'setChatStatus',
+    role: 'agent',
     summary: "Set the agent's task done or not done (a real change emits dialog_status_changed, source manual)",
     tags: ['Inbox'],
     schema: {
@@ -106,6 +149,7 @@ export const inboxRoutes = {
     method: 'GET',
     url: '/chat/info/:chatId/',
     operationId: 'getInboxChat',
+    role: 'agent',
     summary: 'One chat with its tags and ban state',
     tags: ['Inbox'],
     schema: { params: ChatParams, response: { 200: InboxChat, ...ConsoleErrors } },
@@ -118,6 +162,7 @@ export const inboxRoutes = {
     method: 'POST',
     url: '/chat/tags/:chatId/',
     operationId: 'addInboxChatTag',
+    role: 'agent',
     summary: 'Tag a chat (the tag is created when the account has none of that name)',
     tags: ['Inbox'],
     schema: { params: ChatParams, body: object({ name: InboxTagName }), response: { 200: InboxChat, ...ConsoleErrors } },
@@ -126,14 +171,44 @@ export const inboxRoutes = {
     method: 'DELETE',
     url: '/chat/tags/:chatId/:name/',
     operationId: 'removeInboxChatTag',
+    role: 'agent',
     summary: 'Remove a tag from a chat (the tag stays in the account)',
     tags: ['Inbox'],
     schema: { params: object({ ...ChatParams.properties, name: InboxTagName }), response: { 200: InboxChat, ...ConsoleErrors } },
+  }),
+  addNote: route({
+    method: 'POST',
+    url: '/chat/notes/:chatId/',
+    operationId: 'addNote',
+    role: 'agent',
+    summary: "Add a private note to a chat's history: never sent to the customer, the webhook, the event feed, the public API or a CRM",
+    tags: ['Inbox'],
+    schema: {
+      params: ChatParams,
+      body: object({ text: Type.String({ minLength: 1, maxLength: NOTE_TEXT_MAX }) }),
+      response: { 201: Note, ...ConsoleErrors },
+    },
+  }),
+  assignChat: route({
+    method: 'POST',
+    url: '/chat/assign/:chatId/',
+    operationId: 'assignChat',
+    role: 'agent',
+    summary: 'Assign a chat to a member of the account (`memberId: null` unassigns it); open Inboxes see it at once',
+    tags: ['Inbox'],
+    schema: {
+      params: ChatParams,
+      body: object({
+        memberId: nullable(Type.String({ minLength: 1, maxLength: 200, description: 'an active member of the account; null: nobody' })),
+      }),
+      response: { 200: InboxChat, ...ConsoleErrors },
+    },
   }),
   markAnswerCorrect: route({
     method: 'POST',
     url: '/chat/answer/:messageId/correct/',
     operationId: 'markAnswerCorrect',
+    role: 'agent',
     summary: 'Mark an agent reply correct (as the public like)',
     tags: ['Inbox'],
     schema: { params: MessageParams, response: { 200: object({ id: Type.String(), rating: stringEnum(['liked', 'disliked'] as const) }), ...ConsoleErrors } },
@@ -142,6 +217,7 @@ export const inboxRoutes = {
     method: 'POST',
     url: '/chat/answer/:messageId/correction/',
     operationId: 'correctAnswer',
+    role: 'agent',
     summary: "Correct an agent reply: the customer's question and this answer go to the channel's knowledge base (as the public dislike)",
     tags: ['Inbox'],
     schema: {

@@ -1,17 +1,20 @@
 import type { RouteContract } from '../route.ts';
 import { agentRoutes } from './agent.ts';
 import { authRoutes } from './auth.ts';
+import { cannedResponseRoutes } from './canned-responses.ts';
 import { channelKindRoutes, channelRoutes } from './channels.ts';
 import { crmRoutes } from './crm.ts';
 import { deliveryRoutes } from './deliveries.ts';
 import { documentRoutes } from './documents.ts';
 import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
+import { memberRoutes } from './members.ts';
 import { overviewRoutes } from './overview.ts';
 import { messengerRoutes } from './messengers.ts';
 
 export * from './agent.ts';
 export * from './auth.ts';
+export * from './canned-responses.ts';
 export * from './channels.ts';
 export * from './common.ts';
 export * from './crm.ts';
@@ -19,6 +22,7 @@ export * from './deliveries.ts';
 export * from './documents.ts';
 export * from './inbox.ts';
 export * from './knowledge.ts';
+export * from './members.ts';
 export * from './overview.ts';
 export * from './messengers.ts';
 
@@ -35,4 +39,6 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(overviewRoutes),
   ...Object.values(messengerRoutes),
   ...Object.values(crmRoutes),
+  ...Object.values(memberRoutes),
+  ...Object.values(cannedResponseRoutes),
 ];

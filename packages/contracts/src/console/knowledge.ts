@@ -71,6 +71,7 @@ export const knowledgeRoutes = {
     method: 'POST',
     url: '/knowledge-bases',
     operationId: 'createKnowledgeBase',
+    role: 'admin',
     summary: 'Create a knowledge base',
     tags: ['Knowledge bases'],
     schema: {
@@ -82,6 +83,7 @@ export const knowledgeRoutes = {
     method: 'GET',
     url: '/knowledge-bases',
     operationId: 'listKnowledgeBases',
+    role: 'agent',
     summary: "The account's knowledge bases",
     tags: ['Knowledge bases'],
     schema: { response: { 200: object({ knowledgeBases: Type.Array(KnowledgeBase) }), ...ConsoleErrors } },
@@ -90,6 +92,7 @@ export const knowledgeRoutes = {
     method: 'PUT',
     url: '/knowledge-bases/:id',
     operationId: 'updateKnowledgeBase',
+    role: 'admin',
     summary: 'Rename a knowledge base or set its embeddings provider (partial)',
     description:
       'Setting, changing or removing `embeddings` re-embeds every entry of the base in the background; until an entry is done, it is found by its words.',
@@ -104,6 +107,7 @@ export const knowledgeRoutes = {
     method: 'DELETE',
     url: '/knowledge-bases/:id',
     operationId: 'deleteKnowledgeBase',
+    role: 'admin',
     summary: 'Delete a knowledge base with its entries (channels using it are left without one)',
     tags: ['Knowledge bases'],
     schema: { params: KbParams, response: { 200: object({ success: Type.Literal(true) }), ...ConsoleErrors } },
@@ -112,6 +116,7 @@ export const knowledgeRoutes = {
     method: 'GET',
     url: '/knowledge-bases/:id/entries',
     operationId: 'listEntries',
+    role: 'agent',
     summary: 'Entries of a knowledge base, newest first',
     tags: ['Knowledge bases'],
     schema: {
@@ -128,6 +133,7 @@ export const knowledgeRoutes = {
     method: 'POST',
     url: '/knowledge-bases/:id/entries',
     operationId: 'createEntry',
+    role: 'admin',
     summary: 'Add a question-and-answer entry',
     tags: ['Knowledge bases'],
     schema: {
@@ -140,6 +146,7 @@ export const knowledgeRoutes = {
     method: 'PUT',
     url: '/knowledge-bases/:id/entries/:entryId',
     operationId: 'updateEntry',
+    role: 'admin',
     summary: 'Change an entry (partial)',
     tags: ['Knowledge bases'],
     schema: {
@@ -152,6 +159,7 @@ export const knowledgeRoutes = {
     method: 'DELETE',
     url: '/knowledge-bases/:id/entries/:entryId',
     operationId: 'deleteEntry',
+    role: 'admin',
     summary: 'Delete an entry',
     tags: ['Knowledge bases'],
     schema: { params: EntryParams, response: { 200: object({ success: Type.Literal(true) }), ...ConsoleErrors } },

@@ -26,6 +26,7 @@ export const messengerRoutes = {
     method: 'POST',
     url: '/connect/validate-tg-token/',
     operationId: 'validateTelegramToken',
+    role: 'admin',
     summary: "Check a Telegram bot token with Telegram's getMe",
     description: '`valid` false when Telegram does not know the token; 502 when Telegram cannot be reached.',
     tags: ['Channels'],
@@ -46,6 +47,7 @@ export const messengerRoutes = {
     method: 'GET',
     url: '/channels/failures/',
     operationId: 'listMessengerFailures',
+    role: 'admin',
     summary: 'Replies that could not be sent to a messenger, newest first (never retried again)',
     tags: ['Channels'],
     schema: {

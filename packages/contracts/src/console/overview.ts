@@ -25,6 +25,7 @@ export const overviewRoutes = {
     method: 'GET',
     url: '/overview/',
     operationId: 'getOverview',
+    role: 'agent',
     summary: 'Conversations per day, answered vs fell back, corrections, tasks done',
     tags: ['Overview'],
     schema: {

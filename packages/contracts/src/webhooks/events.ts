@@ -25,7 +25,7 @@ export const WebhookMessage = object({
   role: stringEnum(['user', 'assistant'] as const),
   senderName: nullable(
     Type.String({
-      description: `A customer message's \`senderName\` (\`${DEFAULT_SENDER_NAME}\` when none was given); null for an agent reply, the member's e-mail for a team reply from the Inbox`,
+      description: `A customer message's \`senderName\` (\`${DEFAULT_SENDER_NAME}\` when none was given); null for an agent reply, the member's name for a team reply from the Inbox`,
     }),
   ),
   text: Type.String(),

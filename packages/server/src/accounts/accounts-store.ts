@@ -2,7 +2,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { accounts, apiKeys, loginThrottle } from '../db/schema.ts';
+import { accounts, apiKeys, loginThrottle, members } from '../db/schema.ts';
 
 export interface KeyPrincipalRow {
   keyId: string;
@@ -14,10 +14,16 @@ export interface KeyPrincipalRow {
 
 export function createAccountsStore(db: Executor) {
   return {
-    /** Inserts an account; returns false when the e-mail is taken. */
+    /**
+     * Inserts an account and its owner (the same id, named by the e-mail); returns false when the e-mail is taken by
+     * an account or a member.
+     */
     async insertAccount(row: { id: string; email: string; passwordHash: string }): Promise<boolean> {
       try {
-        await db.insert(accounts).values(row);
+        await db.transaction(async (tx) => {
+          await tx.insert(accounts).values({ id: row.id, email: row.email });
+          await tx.insert(members).values({ ...row, accountId: row.id, name: row.email, role: 'owner', status: 'active' });
+        });
         return true;
       } catch (error) {
         if (isUniqueViolation(error)) return false;
@@ -28,11 +34,6 @@ export function createAccountsStore(db: Executor) {
     async accountExists(accountId: string): Promise<boolean> {
       const rows = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
       return rows.length > 0;
-    },
-
-    async findAccountByEmail(email: string) {
-      const [row] = await db.select().from(accounts).where(eq(accounts.email, email));
-      return row;
     },
 
     /** Returns the new state, or undefined when the account does not exist. */

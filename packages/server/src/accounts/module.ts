@@ -1,19 +1,33 @@
 // Accounts: the operator API that issues accounts and keys, the API-key authenticator of the public API and the
-// demo catalog, and the console's login.
+// demo catalog, the console's login, and the team of each account (members, roles, invitations).
 import type { Core } from '../core.ts';
 import { adminApi } from '../http/admin/admin-routes.ts';
+import { registerMemberRoutes } from '../http/console/member-routes.ts';
 import type { FeatureModule } from '../module.ts';
 import { createAccountsService } from './accounts-service.ts';
 import { createAccountsStore } from './accounts-store.ts';
 import { createApiKeyAuthenticator } from './api-key-auth.ts';
-import { createConsoleAuth } from './console-auth.ts';
+import { createConsoleAuth, MEMBER_NOTICE } from './console-auth.ts';
+import { createInvitationMailer } from './invitation-mailer.ts';
+import { createMembersService } from './members-service.ts';
+import { createMembersStore } from './members-store.ts';
 
 export function createAccountsModule(core: Core, options: { apiKeyCacheTtlMs?: number }) {
   const store = createAccountsStore(core.db);
+  const membersStore = createMembersStore(core.db);
   const authenticator = createApiKeyAuthenticator({ store, cacheTtlMs: options.apiKeyCacheTtlMs ?? 2_000 });
+  // A member removed, or whose role, password or sign-out ended their sessions: forgotten here at once, and in other
+  // processes on the NOTIFY, so their next request is a 401 everywhere.
+  const memberChanged = (memberId: string) => {
+    consoleAuth.forget(memberId);
+    core.announceCacheChange(`${MEMBER_NOTICE}${memberId}`);
+  };
+  const consoleAuth = createConsoleAuth({ store, members: membersStore, memberChanged, clock: core.clock, jwtSecret: core.config.jwtSecret });
   // A key deactivated or a subscription stopped is forgotten here at once, and in other processes on the NOTIFY.
   core.onCacheNotice((payload) => {
     if (payload === undefined || payload === 'keys') authenticator.invalidate();
+    if (payload === undefined) consoleAuth.forget(undefined);
+    else if (payload.startsWith(MEMBER_NOTICE)) consoleAuth.forget(payload.slice(MEMBER_NOTICE.length));
   });
   const accounts = createAccountsService({
     store,
@@ -25,11 +39,20 @@ export function createAccountsModule(core: Core, options: { apiKeyCacheTtlMs?: n
       },
     },
   });
+  const mailer = createInvitationMailer({
+    smtpUrl: core.config.smtpUrl,
+    from: core.config.smtpFrom ?? 'Parley <no-reply@localhost.localdomain>',
+    logger: core.logger,
+  });
+  core.app.addHook('onClose', () => mailer.close());
+  const members = createMembersService({ store: membersStore, clock: core.clock, mailer, publicUrl: core.config.publicUrl, memberChanged });
   return {
     authenticator,
-    consoleAuth: createConsoleAuth({ store, clock: core.clock, jwtSecret: core.config.jwtSecret }),
+    consoleAuth,
+    members,
+    consoleRoutes: (api) => registerMemberRoutes(api, members),
     async register(app) {
-      await app.register(adminApi, { prefix: '/admin/v1', adminToken: core.config.adminToken, accounts });
+      await app.register(adminApi, { prefix: '/admin/v1', adminToken: core.config.adminToken, accounts, members });
     },
   } satisfies FeatureModule & Record<string, unknown>;
 }

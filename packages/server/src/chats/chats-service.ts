@@ -1,11 +1,12 @@
 // Chats: the list and the state machines of the spec's States and transitions (read, task status, ban,
 // pause). A status change writes its dialog_status_changed event in the same transaction.
-import type { AgentSettings, Chat, ChannelKind, InboxChat, ListChatsQuery } from '@parley/contracts';
+import type { AgentSettings, Chat, ChannelKind, InboxChat, InboxListChat, ListChatsQuery } from '@parley/contracts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
 import type { CrmSyncHook } from '../crm/crm-service.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import type { Database, Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
+import { notifyChatChanged } from '../events/live-feed.ts';
 import { recordEvent, type EventsCommitted } from '../events/outbox.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -50,7 +51,7 @@ export interface ListArguments {
 export async function listArguments(
   store: Pick<ChatsStore, 'findTags'>,
   accountId: string,
-  query: ListChatsQuery & { unread?: boolean },
+  query: ListChatsQuery & { unread?: boolean; assigneeId?: string | null; withAssignee?: boolean },
 ): Promise<ListArguments | undefined> {
   const names = [...new Set(parseTagFilter(query.tag))];
   const tags = names.length > 0 ? await store.findTags(accountId, names) : [];
@@ -63,6 +64,8 @@ export async function listArguments(
     channelId: query.channelId,
     taskDone: query.complitedTask,
     ...(query.unread ? { unread: true } : {}),
+    ...(query.assigneeId !== undefined ? { assigneeId: query.assigneeId } : {}),
+    ...(query.withAssignee ? { withAssignee: true } : {}),
     tagIds: tags.map((tag) => tag.id),
   };
   return { filter, page: { limit: query.limit ?? 500, offset: query.offset ?? 0 }, tags };
@@ -76,8 +79,10 @@ export async function listArguments(
 async function listCount(store: ChatsStore, { filter, page, tags }: ListArguments, rows: number): Promise<number> {
   if (rows < page.limit && (rows > 0 || page.offset === 0)) return page.offset + rows;
   if (filter.unread && tags.length === 0) return store.countUnread(filter);
+  if (filter.assigneeId !== undefined && tags.length === 0) return store.countFiltered(filter);
   if (tags.length === 0) return store.countFromCounters(filter);
-  const onlyTags = filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined && !filter.unread;
+  const onlyTags =
+    filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined && !filter.unread && filter.assigneeId === undefined;
   if (onlyTags) return Math.min(...tags.map((tag) => tag.chatCount));
   return store.countMatching(filter);
 }
@@ -138,6 +143,11 @@ function chatView(chat: ChatRow, channelName: string | null, userTags: Chat['use
   };
 }
 
+/** A row of the list's statement as the Inbox shows it. */
+function inboxListedChat(row: ChatListRow): InboxListChat {
+  return { ...listedChat(row), assignee: row.assignee ?? null };
+}
+
 /** A row of the list's statement as the public list shows it. */
 function listedChat(row: ChatListRow): Chat {
   return {
@@ -190,6 +200,15 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     return changed;
   }
 
+  async function getChat(accountId: string, chatId: string): Promise<InboxChat> {
+    const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
+    if (!chat) throw Errors.consoleChatNotFound();
+    const channel = await channelsStore(db).find(accountId, chat.channelId);
+    const tags = (await store.tagsOf([chat.id])).map(({ id, name }) => ({ tags: { id, name } }));
+    const assignee = chat.assigneeId === null ? null : ((await store.memberName(chat.assigneeId)) ?? null);
+    return { ...chatView(chat, channel?.name ?? null, tags), assignee, banned: chat.banned };
+  }
+
   return {
     applyTaskStatus,
 
@@ -203,17 +222,46 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
       return { chats: rows.map(listedChat), count };
     },
 
-    /** All messages read: unreadCount 0 and the unread flag cleared (DESIGN.md decision). */
+    /**
+     * The Inbox's list: the public list's filters, `unread`, and `assignee` (`me`: the caller's chats; `none`:
+     * unassigned ones; or a member's id), each chat with its assignee.
+     */
+    async listInboxChats(
+      caller: { accountId: string; memberId: string },
+      query: ListChatsQuery & { unread?: boolean; assignee?: string },
+    ): Promise<{ chats: InboxListChat[]; count: number }> {
+      const { assignee, ...rest } = query;
+      const assigneeId = assignee === undefined ? undefined : assignee === 'me' ? caller.memberId : assignee === 'none' ? null : assignee.toLowerCase();
+      const args = await listArguments(store, caller.accountId, { ...rest, assigneeId, withAssignee: true });
+      if (!args) return { chats: [], count: 0 };
+      const rows = await store.list(args.filter, args.page);
+      const count = await listCount(store, args, rows.length);
+      return { chats: rows.map(inboxListedChat), count };
+    },
+
+    /** All messages read: unreadCount 0 and the unread flag cleared (DESIGN.md decision). Open Inboxes hear it. */
     async read(accountId: string, chatId: string) {
       await requireChat(accountId, chatId);
       await store.update(accountId, chatId, { unreadCount: 0, customUnread: false, updatedAt: clock.now() });
+      await notifyChatChanged(db, accountId, chatId);
       return { id: chatId, success: true as const };
     },
 
     async unread(accountId: string, chatId: string) {
       await requireChat(accountId, chatId);
       await store.update(accountId, chatId, { customUnread: true, updatedAt: clock.now() });
+      await notifyChatChanged(db, accountId, chatId);
       return { id: chatId, success: true as const };
+    },
+
+    /** Console: assigns a chat to an active member of the account, or (null) to nobody; open Inboxes hear it. */
+    async assign(accountId: string, chatId: string, memberId: string | null): Promise<InboxChat> {
+      const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
+      if (!chat) throw Errors.consoleChatNotFound();
+      if (memberId !== null && !(isUuid(memberId) && (await store.activeMember(accountId, memberId)))) throw Errors.assigneeNotFound();
+      await store.update(accountId, chatId, { assigneeId: memberId, updatedAt: clock.now() });
+      await notifyChatChanged(db, accountId, chatId);
+      return getChat(accountId, chatId);
     },
 
     /** done/undone of the public API: checked now, applied by a background job (202); 503 if it cannot be queued. */
@@ -241,13 +289,7 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     },
 
     /** Console: one chat with its tags and ban state; another account's chat is 404. */
-    async getChat(accountId: string, chatId: string): Promise<InboxChat> {
-      const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
-      if (!chat) throw Errors.consoleChatNotFound();
-      const channel = await channelsStore(db).find(accountId, chat.channelId);
-      const tags = (await store.tagsOf([chat.id])).map(({ id, name }) => ({ tags: { id, name } }));
-      return { ...chatView(chat, channel?.name ?? null, tags), banned: chat.banned };
-    },
+    getChat,
 
     /** Console: ban or unban the chat's customer by chat id; setting the state it already has is no error. */
     async setBanned(accountId: string, chatId: string, banned: boolean): Promise<void> {

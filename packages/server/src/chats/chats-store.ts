@@ -2,7 +2,7 @@
 import { and, asc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { preparedRows, type PreparedQuery } from '../db/prepared.ts';
-import { chats, chatTags, tags } from '../db/schema.ts';
+import { chats, chatTags, members, tags } from '../db/schema.ts';
 
 export interface ChatListFilter {
   accountId: string;
@@ -11,6 +11,10 @@ export interface ChatListFilter {
   taskDone?: boolean;
   /** Console only: chats with unread messages or flagged unread (a partial index of their own, migration 0009). */
   unread?: boolean;
+  /** Console only: chats assigned to this member, or (null) to nobody. */
+  assigneeId?: string | null;
+  /** Console only: each listed chat with its assignee (`{ id, name }` or null). */
+  withAssignee?: boolean;
   /**
    * Tags (ids found in the account) every listed chat has. The first one's chats are read newest first from its
    * index and the others checked per chat, so the rarest should come first.
@@ -52,6 +56,8 @@ export interface ChatListRow {
   channel_name: string | null;
   /** The chat's tags by name, then id, already in the list's `userTags` form. */
   user_tags: { tags: { id: string; name: string } }[];
+  /** With `withAssignee` only. */
+  assignee?: { id: string; name: string } | null;
 }
 
 /**
@@ -67,6 +73,8 @@ function shapeOf(filter: ChatListFilter): string {
     filter.channelId === undefined ? '' : 'channel',
     filter.taskDone === undefined ? '' : filter.taskDone ? 'done' : 'open',
     filter.unread ? 'unread' : '',
+    filter.assigneeId === undefined ? '' : filter.assigneeId === null ? 'unassigned' : 'assigned',
+    filter.withAssignee ? 'assignee' : '',
   ].join('_');
 }
 
@@ -82,11 +90,20 @@ function chatFilterSql(filter: ChatListFilter, values: unknown[]): string {
   if (filter.taskDone !== undefined) conditions.push(filter.taskDone ? 'f.task_done' : 'NOT f.task_done');
   // The predicate of chats_account_unread_activity_idx (migration 0009), written the same way.
   if (filter.unread) conditions.push('(f.unread_count > 0 OR f.custom_unread)');
+  // A member's chats come from chats_account_assignee_activity_idx; unassigned ones from the activity index.
+  if (filter.assigneeId === null) conditions.push('f.assignee_id IS NULL');
+  else if (filter.assigneeId !== undefined) conditions.push(`f.assignee_id = ${param(filter.assigneeId)}`);
   return conditions.join(' AND ');
 }
 
 function hasChatFilters(filter: ChatListFilter): boolean {
-  return filter.channelKind !== undefined || filter.channelId !== undefined || filter.taskDone !== undefined || filter.unread === true;
+  return (
+    filter.channelKind !== undefined ||
+    filter.channelId !== undefined ||
+    filter.taskDone !== undefined ||
+    filter.unread === true ||
+    filter.assigneeId !== undefined
+  );
 }
 
 /**
@@ -130,7 +147,9 @@ function pageSql(filter: ChatListFilter, values: unknown[]): string {
 function listText(filter: ChatListFilter, values: unknown[]): string {
   return `SELECT c.id, c.unique_id, c.channel_kind, c.channel_id, c.external_chat_id, c.dialog_name, c.last_text,
     c.last_message_at, c.unread_count, c.custom_unread, c.task_done, c.paused, c.is_group, c.email, c.photo_url,
-    c.created_at, c.updated_at, ch.name AS channel_name,
+    c.created_at, c.updated_at, ch.name AS channel_name,${
+      filter.withAssignee ? `\n    (SELECT json_build_object('id', m.id, 'name', m.name) FROM members m WHERE m.id = c.assignee_id) AS assignee,` : ''
+    }
     (SELECT coalesce(json_agg(json_build_object('tags', json_build_object('id', t.id, 'name', t.name)) ORDER BY t.name, t.id), '[]')
        FROM chat_tags x JOIN tags t ON t.id = x.tag_id WHERE x.chat_id = c.id) AS user_tags
   FROM (${pageSql(filter, values)}) page
@@ -161,6 +180,7 @@ function filterValues(filter: ChatListFilter): unknown[] {
   if (firstTag === undefined || hasChatFilters(filter)) {
     if (filter.channelKind !== undefined) values.push(filter.channelKind);
     if (filter.channelId !== undefined) values.push(filter.channelId);
+    if (typeof filter.assigneeId === 'string') values.push(filter.assigneeId);
   }
   if (firstTag !== undefined) values.push(firstTag);
   values.push(...otherTags);
@@ -216,6 +236,27 @@ export function createChatsStore(db: Executor) {
     async countUnread(filter: ChatListFilter): Promise<number> {
       const unread = { ...filter, unread: true, tagIds: [] };
       return one(statement('unread', unread, [filter.accountId], (f, values) => `SELECT count(*)::int AS value FROM chats f WHERE ${chatFilterSql(f, values)}`));
+    },
+
+    /** Chats matching chat filters without tags (the assignee filter: chat_counts do not count by it), one by one. */
+    async countFiltered(filter: ChatListFilter): Promise<number> {
+      const untagged = { ...filter, tagIds: [], withAssignee: false };
+      return one(statement('filtered', untagged, [filter.accountId], (f, values) => `SELECT count(*)::int AS value FROM chats f WHERE ${chatFilterSql(f, values)}`));
+    },
+
+    /** The id and name of an active member of the account (an assignee); undefined when there is none such. */
+    async activeMember(accountId: string, memberId: string): Promise<{ id: string; name: string } | undefined> {
+      const [row] = await db
+        .select({ id: members.id, name: members.name })
+        .from(members)
+        .where(and(eq(members.accountId, accountId), eq(members.id, memberId), eq(members.status, 'active')));
+      return row;
+    },
+
+    /** The id and name of a member (a chat's assignee), whatever their status. */
+    async memberName(memberId: string): Promise<{ id: string; name: string } | undefined> {
+      const [row] = await db.select({ id: members.id, name: members.name }).from(members).where(eq(members.id, memberId));
+      return row;
     },
 
     /** Chats matching tags and chat filters together, counted one by one from the first tag's chats. */

@@ -10,6 +10,8 @@ const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this 
   list-keys        --account ID
   deactivate-key   --key ID
   set-subscription --account ID --active true|false
+  list-members     --account ID
+  remove-member    --member ID                     (every session of theirs ends at once; not the owner)
 options: --url URL (default PARLEY_URL or http://HOST:PORT), token from ADMIN_TOKEN or DATA_DIR/admin-token`;
 
 function print(value: unknown, exitCode: number): never {
@@ -54,6 +56,7 @@ function parse() {
         password: { type: 'string' },
         account: { type: 'string' },
         key: { type: 'string' },
+        member: { type: 'string' },
         scopes: { type: 'string' },
         active: { type: 'string' },
         url: { type: 'string' },
@@ -94,6 +97,12 @@ async function main(): Promise<void> {
       break;
     case 'deactivate-key':
       request = { method: 'POST', path: `/api-keys/${encodeURIComponent(required(values.key, 'key'))}/deactivate` };
+      break;
+    case 'list-members':
+      request = { method: 'GET', path: `/accounts/${encodeURIComponent(required(values.account, 'account'))}/members` };
+      break;
+    case 'remove-member':
+      request = { method: 'DELETE', path: `/members/${encodeURIComponent(required(values.member, 'member'))}` };
       break;
     case 'set-subscription': {
       const active = required(values.active, 'active');

@@ -29,12 +29,49 @@ export const accounts = pgTable(
     id: uuid('id').primaryKey(),
     /** Stored lower-cased: one account per e-mail whatever its case. */
     email: text('email').notNull(),
-    passwordHash: text('password_hash').notNull(),
     subscriptionActive: boolean('subscription_active').notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [uniqueIndex('accounts_email_key').on(t.email)],
+);
+
+/**
+ * The people who sign in to an account's console (issue #25). The account's first login is its owner (same id as the
+ * account); the others are invited (status `invited`, no password) and become `active` when they accept.
+ */
+export const members = pgTable(
+  'members',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** Stored lower-cased; one member per e-mail across accounts, so a login names one member. */
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    /** `owner` (one per account), `admin` or `agent`. */
+    role: text('role').notNull(),
+    /** `active` or `invited`. */
+    status: text('status').notNull(),
+    /** scrypt hash; null while invited. */
+    passwordHash: text('password_hash'),
+    /** Carried by every token and session cookie; raising it ends them all (removal, role or password change, sign-out). */
+    sessionVersion: integer('session_version').notNull().default(1),
+    /** SHA-256 of the invitation link's token, hex; the token itself is never stored. Kept once used (400 "used"). */
+    inviteTokenHash: text('invite_token_hash'),
+    inviteExpiresAt: timestamp('invite_expires_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('members_email_key').on(t.email),
+    uniqueIndex('members_invite_token_hash_key').on(t.inviteTokenHash),
+    index('members_account_id_idx').on(t.accountId),
+    uniqueIndex('members_one_owner_key').on(t.accountId).where(sql`${t.role} = 'owner'`),
+    check('members_role_check', sql`${t.role} in ('owner', 'admin', 'agent')`),
+    check('members_status_check', sql`${t.status} in ('active', 'invited')`),
+  ],
 );
 
 export const apiKeys = pgTable(
@@ -300,6 +337,8 @@ export const chats = pgTable(
     isGroup: boolean('is_group').notNull().default(false),
     email: text('email'),
     photoUrl: text('photo_url'),
+    /** The member working the chat (Inbox assignment); null: unassigned. */
+    assigneeId: uuid('assignee_id').references(() => members.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -318,7 +357,50 @@ export const chats = pgTable(
     index('chats_account_done_activity_idx')
       .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
       .where(sql`${t.taskDone}`),
+    // The Inbox's assignee filter (`me`, a member); `none` walks the activity index.
+    index('chats_account_assignee_activity_idx')
+      .on(t.accountId, t.assigneeId, t.lastMessageAt.desc(), t.id.desc())
+      .where(sql`${t.assigneeId} is not null`),
   ],
+);
+
+/**
+ * Private notes of the team in a chat's console history. A table of their own, apart from `messages`, so nothing that
+ * reads messages (the customer's delivery, webhooks, the event feed, the public API, CRM transcripts) can send one.
+ */
+export const chatNotes = pgTable(
+  'chat_notes',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    /** The member who wrote it; null once they are removed (their name stays). */
+    authorId: uuid('author_id').references(() => members.id, { onDelete: 'set null' }),
+    authorName: text('author_name').notNull(),
+    text: text('text').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('chat_notes_chat_created_idx').on(t.chatId, t.createdAt, t.id)],
+);
+
+/** Saved replies of an account, inserted in the Inbox's reply box by typing `/shortCode`. */
+export const cannedResponses = pgTable(
+  'canned_responses',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    shortCode: text('short_code').notNull(),
+    text: text('text').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('canned_responses_account_short_code_key').on(t.accountId, t.shortCode)],
 );
 
 export const tags = pgTable(

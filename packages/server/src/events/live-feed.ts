@@ -3,9 +3,9 @@
 // PostgreSQL delivers at commit, in commit order, to every process; nothing shows that was rolled back.
 // An event is read from the database only when this process has a subscriber of its account.
 import type { WebhookEvent } from '@parley/contracts';
-import { inArray } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, Listen } from '../db/client.ts';
+import type { Database, Executor, Listen } from '../db/client.ts';
 import { events } from '../db/schema.ts';
 import { EVENTS_CHANNEL } from './outbox.ts';
 
@@ -19,6 +19,20 @@ export interface LiveEvent {
 
 export type LiveListener = (event: LiveEvent) => void;
 
+/**
+ * Changes to a chat that only the console sees (assignment, private notes, read state): `NOTIFY parley_console
+ * '<accountId>:<chatId>'`, delivered at commit to every process, so every open Inbox of the account reloads that chat.
+ * Never an event: nothing reaches webhooks, the event feed or the widget.
+ */
+export const CONSOLE_CHANNEL = 'parley_console';
+
+/** Tells every open Inbox of the account that a chat changed (inside a transaction: heard when it commits). */
+export async function notifyChatChanged(executor: Executor, accountId: string, chatId: string): Promise<void> {
+  await executor.execute(sql`SELECT pg_notify(${CONSOLE_CHANNEL}, ${`${accountId}:${chatId}`})`);
+}
+
+export type ChatChangeListener = (chatId: string) => void;
+
 export interface LiveFeed {
   /**
    * `listener` gets every event of the account committed from now on, in commit order. `onGap` (optional) is
@@ -26,6 +40,8 @@ export interface LiveFeed {
    * Returns the unsubscribe function.
    */
   subscribe(accountId: string, listener: LiveListener, onGap?: () => void): () => void;
+  /** `listener` gets the id of every chat of the account changed in the console (see CONSOLE_CHANNEL). */
+  subscribeChanges(accountId: string, listener: ChatChangeListener): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -41,6 +57,8 @@ export function createLiveFeed(deps: { db: Database; listen: Listen | undefined;
   let pending: string[] = [];
   let reading: Promise<void> | undefined;
   let unlisten: (() => Promise<void>) | undefined;
+  let unlistenChanges: (() => Promise<void>) | undefined;
+  const changeListeners = new Map<string, Set<ChatChangeListener>>();
 
   const dispatch = (event: LiveEvent): void => {
     for (const subscriber of subscribers.get(event.accountId) ?? []) {
@@ -91,7 +109,23 @@ export function createLiveFeed(deps: { db: Database; listen: Listen | undefined;
     });
   };
 
+  const onChange = (payload: string | undefined): void => {
+    // A lost notice is a gap of the event stream too (the same connection): views reload there.
+    if (payload === undefined) return;
+    const separator = payload.indexOf(':');
+    for (const listener of changeListeners.get(payload.slice(0, separator)) ?? []) listener(payload.slice(separator + 1));
+  };
+
   return {
+    subscribeChanges(accountId, listener) {
+      let set = changeListeners.get(accountId);
+      if (!set) changeListeners.set(accountId, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && changeListeners.get(accountId) === set) changeListeners.delete(accountId);
+      };
+    },
     subscribe(accountId, listener, onGap) {
       let set = subscribers.get(accountId);
       if (!set) subscribers.set(accountId, (set = new Set()));
@@ -104,10 +138,14 @@ export function createLiveFeed(deps: { db: Database; listen: Listen | undefined;
     },
     async start() {
       if (deps.listen && !unlisten) unlisten = await deps.listen(EVENTS_CHANNEL, onNotify);
+      if (deps.listen && !unlistenChanges) unlistenChanges = await deps.listen(CONSOLE_CHANNEL, onChange);
     },
     async stop() {
       await unlisten?.();
       unlisten = undefined;
+      await unlistenChanges?.();
+      unlistenChanges = undefined;
+      changeListeners.clear();
       await reading;
       subscribers.clear();
     },

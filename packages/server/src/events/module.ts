@@ -1,5 +1,6 @@
 // Committed events as streams: the public API's event feed, and the live feed that open Inboxes and widget
 // frames follow in every process (workers or not).
+import { MEMBER_NOTICE } from '../accounts/console-auth.ts';
 import type { Core } from '../core.ts';
 import { registerLiveRoutes } from '../http/console/live-routes.ts';
 import { registerEventRoutes } from '../http/public/events-routes.ts';
@@ -16,6 +17,13 @@ export function createEventsModule(core: Core) {
   return {
     liveFeed,
     publicRoutes: (api) => registerEventRoutes(api, feed),
-    consoleRoutes: (api) => registerLiveRoutes(api, liveFeed),
+    consoleRoutes: (api) => {
+      const live = registerLiveRoutes(api, liveFeed);
+      // A member removed (or whose role, password or sign-out ended their sessions) stops hearing the account's
+      // events at once: their open streams end, in every process (the member notice).
+      core.onCacheNotice((payload) => {
+        if (payload?.startsWith(MEMBER_NOTICE)) live.closeMember(payload.slice(MEMBER_NOTICE.length));
+      });
+    },
   } satisfies FeatureModule & Record<string, unknown>;
 }

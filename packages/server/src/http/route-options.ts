@@ -1,4 +1,4 @@
-import type { RouteContract } from '@parley/contracts';
+import type { MemberRole, RouteContract } from '@parley/contracts';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -22,6 +22,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** API key scope the route needs (public API). */
     scope?: string;
+    /** The least member role that may call it (console; see console-plugin.ts). */
+    role?: MemberRole;
   }
 }
 
@@ -40,14 +42,14 @@ export function routeOptions<const C extends RouteContract>(
   method: C['method'];
   url: C['url'];
   schema: C['schema'];
-  config: { scope: string | undefined };
+  config: { scope: string | undefined; role?: MemberRole };
   preValidation?: (request: FastifyRequest) => Promise<void>;
 } {
   return {
     method: contract.method,
     url: contract.url,
     schema: contract.schema,
-    config: { scope: contract.scope },
+    config: { scope: contract.scope, ...(contract.role ? { role: contract.role } : {}) },
     ...(contract.bodyOptional ? { preValidation: emptyBodyAsObject } : {}),
   };
 }

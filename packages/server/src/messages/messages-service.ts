@@ -92,7 +92,7 @@ export interface MessengerIncoming {
 }
 
 export function toInboxMessage(row: MessageRow): InboxMessage {
-  return { ...webhookMessage(row), rating: row.rating as InboxMessage['rating'], fromAgent: row.origin === 'agent' };
+  return { kind: 'message', ...webhookMessage(row), rating: row.rating as InboxMessage['rating'], fromAgent: row.origin === 'agent' };
 }
 
 export function createMessagesService({
@@ -351,8 +351,8 @@ export function createMessagesService({
       return { messages: rows.map(toInboxMessage) };
     },
 
-    /** A team member's reply from the Inbox: delivered to the customer, so it is a new_messages event. */
-    async sendTeamReply(accountId: string, chatId: string, text: string, member: { email: string }): Promise<InboxMessage> {
+    /** A team member's reply from the Inbox: delivered to the customer, so it is a new_messages event, signed with their name. */
+    async sendTeamReply(accountId: string, chatId: string, text: string, member: { name: string }): Promise<InboxMessage> {
       const chat = isUuid(chatId) ? await chatsStore(db).find(accountId, chatId) : undefined;
       if (!chat) throw Errors.consoleChatNotFound();
       const reply = await db.transaction(async (tx) => {
@@ -364,7 +364,7 @@ export function createMessagesService({
           chatId,
           role: 'assistant',
           origin: 'team',
-          senderName: member.email,
+          senderName: member.name,
           text,
           createdAt: now,
         });

@@ -17,6 +17,8 @@ import type { TagsService } from '../tags/tags-service.ts';
 import { createIngestStore } from './ingest-store.ts';
 import { createMessagesService } from './messages-service.ts';
 import { createMessagesStore } from './messages-store.ts';
+import { createNotesService } from './notes-service.ts';
+import { createNotesStore } from './notes-store.ts';
 
 export interface MessagesModuleDeps {
   agent: AgentService;
@@ -51,10 +53,11 @@ export function createMessagesModule(core: Core, deps: MessagesModuleDeps) {
     channelsStore: core.channelsStoreOf,
     knowledge: deps.knowledge.serviceOf,
   });
+  const notes = createNotesService({ db, notesStore: createNotesStore, chatsStore: createChatsStore, clock: core.clock });
   return {
     messages,
     publicRoutes: (api) => registerMessageRoutes(api, messages, feedback, core.files.readUploads),
-    consoleRoutes: (api) => registerInboxRoutes(api, { chats: deps.chats, messages, tags: deps.tags, feedback }),
+    consoleRoutes: (api) => registerInboxRoutes(api, { chats: deps.chats, messages, notes, tags: deps.tags, feedback }),
     async register(app) {
       await app.register(filesPlugin, { storage: core.files.storage });
     },

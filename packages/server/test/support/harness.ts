@@ -92,6 +92,8 @@ export interface TestAppOptions {
   metricsToken?: string;
   /** METRICS_PORT: a second listener on 127.0.0.1 serving only /metrics. */
   metricsPort?: number;
+  /** SMTP_URL: invitations are e-mailed through it (a local SMTP server of the test). */
+  smtpUrl?: string;
 }
 
 /** A port that was free a moment ago (for apps that must know their address before they listen). */
@@ -146,6 +148,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       metricsToken: options.metricsToken,
       metricsPort: options.metricsPort,
       host: '127.0.0.1',
+      smtpUrl: options.smtpUrl,
+      smtpFrom: 'Parley Team <team@parley.test>',
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),

@@ -1,7 +1,7 @@
 // The Inbox: chats with the public list's filters and paging, a chat's history and every action on it,
 // live (new chats, messages and status changes appear without a reload). Texts are rendered as text only.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { Channel, ChannelKind, Chat, InboxChat, InboxMessage } from '@parley/contracts';
+import type { CannedResponse, Channel, ChannelKind, InboxChat, InboxListChat, InboxMessage, InboxNote, Member } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { useLive } from '../live.ts';
@@ -17,7 +17,42 @@ interface Filters {
   tag: string;
   done: boolean;
   unread: boolean;
+  /** '' (all), `me` or `none`. */
+  assignee: string;
   offset: number;
+}
+
+/** The `/word` being typed at the end of the reply, if any: what the saved-reply picker matches. */
+function shortCodeTyped(reply: string): string | undefined {
+  return /(?:^|\s)\/([A-Za-z0-9_-]*)$/.exec(reply)?.[1];
+}
+
+/** The saved replies whose short code starts with what is typed after `/`: a listbox of options to insert. */
+function SavedReplyPicker({ replies, typed, onPick }: { replies: CannedResponse[]; typed: string; onPick: (reply: CannedResponse) => void }) {
+  const matching = replies.filter((reply) => reply.shortCode.toLowerCase().startsWith(typed.toLowerCase()));
+  if (matching.length === 0) return null;
+  return (
+    <ul class="picker" role="listbox" aria-label="Saved replies">
+      {matching.map((reply) => (
+        <li
+          key={reply.id}
+          role="option"
+          aria-selected="false"
+          aria-label={`/${reply.shortCode}`}
+          tabIndex={0}
+          onClick={() => onPick(reply)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') {
+              event.preventDefault();
+              onPick(reply);
+            }
+          }}
+        >
+          <strong>/{reply.shortCode}</strong> <span class="muted">{reply.text}</span>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 function Attachments({ message }: { message: InboxMessage }) {
@@ -108,9 +143,13 @@ function senderOf(message: InboxMessage, chat: InboxChat): string {
 
 function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: () => void; version: number }) {
   const [chat, setChat] = useState<InboxChat | null>(null);
-  const [messages, setMessages] = useState<InboxMessage[]>([]);
+  const [messages, setMessages] = useState<(InboxMessage | InboxNote)[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [reply, setReply] = useState('');
+  const [note, setNote] = useState('');
+  const [members, setMembers] = useState<Member[]>([]);
+  const [assignTo, setAssignTo] = useState('');
+  const [savedReplies, setSavedReplies] = useState<CannedResponse[]>([]);
   const [tag, setTag] = useState('');
   const [sending, setSending] = useState(false);
   const logRef = useRef<HTMLOListElement>(null);
@@ -123,7 +162,7 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
     try {
       const [info, history] = await Promise.all([
         api<InboxChat>('GET', `/chat/info/${chatId}/`),
-        api<{ messages: InboxMessage[] }>('GET', `/chat/messages/${chatId}/`),
+        api<{ messages: (InboxMessage | InboxNote)[] }>('GET', `/chat/messages/${chatId}/`),
       ]);
       setMessages(history.messages);
       setError(null);
@@ -145,6 +184,13 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
     setChat(null);
     setMessages([]);
   }, [chatId]);
+  useEffect(() => {
+    api<{ members: Member[] }>('GET', '/members/').then((r) => setMembers(r.members.filter((m) => m.status === 'active')), () => undefined);
+    api<{ cannedResponses: CannedResponse[] }>('GET', '/canned-responses/').then((r) => setSavedReplies(r.cannedResponses), () => undefined);
+  }, []);
+  useEffect(() => {
+    setAssignTo(chat?.assignee?.id ?? '');
+  }, [chat?.assignee?.id]);
   useEffect(() => {
     void load();
   }, [chatId, version, load]);
@@ -181,6 +227,24 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
       setSending(false);
     }
   };
+
+  const addNote = async (event: Event) => {
+    event.preventDefault();
+    if (!note.trim()) return;
+    setError(null);
+    try {
+      await api('POST', `/chat/notes/${chatId}/`, { body: { text: note } });
+      setNote('');
+      await load();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  const pickSavedReply = (saved: CannedResponse) => {
+    setReply(reply.replace(/\/[A-Za-z0-9_-]*$/, saved.text));
+  };
+  const typedCode = shortCodeTyped(reply);
 
   const addTag = async (event: Event) => {
     event.preventDefault();
@@ -244,6 +308,29 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
           </button>
         </div>
       </header>
+      <form
+        class="row assign"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void act(`/chat/assign/${chatId}/`, { memberId: assignTo || null });
+        }}
+      >
+        <label class="field inline">
+          <span>{t('Assigned to')}</span>
+          <select aria-label="Assign to" value={assignTo} onChange={(e) => setAssignTo(e.currentTarget.value)}>
+            <option value="">{t('Nobody')}</option>
+            {members.map((member) => (
+              <option key={member.id} value={member.id}>
+                {member.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" aria-label="Assign">
+          {t('Assign')}
+        </button>
+        <span class="muted">{chat.assignee ? chat.assignee.name : t('Unassigned')}</span>
+      </form>
       <div class="tags row wrap" aria-label="Tags">
         {chat.userTags.map(({ tags }) => (
           <span class="tag" key={tags.id}>
@@ -262,17 +349,33 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
       </div>
       <ErrorLine error={error} />
       <ol class="messages" role="log" aria-label="Messages" ref={logRef}>
-        {messages.map((message) => (
-          <li key={message.id} class={`bubble ${message.role}`}>
-            <div class="meta">
-              {senderOf(message, chat)} · {formatTime(message.createdAt)}
-            </div>
-            <div class="text">{message.text}</div>
-            <Attachments message={message} />
-            {message.fromAgent && <AgentReplyActions message={message} onRated={load} />}
-          </li>
-        ))}
+        {messages.map((message) =>
+          message.kind === 'note' ? (
+            <li key={message.id} class="bubble note" aria-label={`Note by ${message.author.name}`}>
+              <div class="meta">
+                {t('Private note')} · {message.author.name} · {formatTime(message.createdAt)}
+              </div>
+              <div class="text">{message.text}</div>
+            </li>
+          ) : (
+            <li key={message.id} class={`bubble ${message.role}`}>
+              <div class="meta">
+                {senderOf(message, chat)} · {formatTime(message.createdAt)}
+              </div>
+              <div class="text">{message.text}</div>
+              <Attachments message={message} />
+              {message.fromAgent && <AgentReplyActions message={message} onRated={load} />}
+            </li>
+          ),
+        )}
       </ol>
+      <form class="composer note-composer" onSubmit={addNote}>
+        <textarea aria-label="Note" placeholder={t('Private note: only the team sees it')} rows={1} maxLength={10_000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+        <button type="submit" aria-label="Add note">
+          {t('Add note')}
+        </button>
+      </form>
+      {typedCode !== undefined && <SavedReplyPicker replies={savedReplies} typed={typedCode} onPick={pickSavedReply} />}
       <form class="composer" onSubmit={send}>
         <textarea
           aria-label="Reply"
@@ -293,8 +396,8 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
 }
 
 export function InboxPage({ chatId }: { chatId: string | undefined }) {
-  const [filters, setFilters] = useState<Filters>({ channelId: '', channelName: '', tag: '', done: false, unread: false, offset: 0 });
-  const [chats, setChats] = useState<Chat[]>([]);
+  const [filters, setFilters] = useState<Filters>({ channelId: '', channelName: '', tag: '', done: false, unread: false, assignee: '', offset: 0 });
+  const [chats, setChats] = useState<InboxListChat[]>([]);
   const [count, setCount] = useState(0);
   const [channels, setChannels] = useState<Channel[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -303,7 +406,7 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
 
   const loadList = useCallback(async () => {
     try {
-      const result = await api<{ chats: Chat[]; count: number }>('GET', '/chat/all-chats/', {
+      const result = await api<{ chats: InboxListChat[]; count: number }>('GET', '/chat/all-chats/', {
         query: {
           limit: PAGE,
           offset: filters.offset,
@@ -312,6 +415,7 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
           tag: filters.tag.trim() || undefined,
           complitedTask: filters.done ? true : undefined,
           unread: filters.unread ? true : undefined,
+          assignee: filters.assignee || undefined,
         },
       });
       setChats(result.chats);
@@ -342,6 +446,11 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
     <div class="inbox">
       <aside class="chat-list">
         <div class="filters">
+          <select aria-label="Assignee" value={filters.assignee} onChange={(e) => set({ assignee: e.currentTarget.value })}>
+            <option value="">{t('All')}</option>
+            <option value="me">{t('Mine')}</option>
+            <option value="none">{t('Unassigned')}</option>
+          </select>
           <select aria-label="Channel" value={filters.channelId} onChange={(e) => set({ channelId: e.currentTarget.value })}>
             <option value="">{t('All channels')}</option>
             {channels.map((channel) => (
@@ -391,6 +500,7 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
                     {chat.channelSettingsName ?? kindLabel(chat.channelName)} · {formatTime(chat.lastMessageDate)}
                     {chat.paused ? ` · ${t('paused')}` : ''}
                     {chat.isTriggered ? ` · ${t('done')}` : ''}
+                    {chat.assignee ? ` · ${chat.assignee.name}` : ''}
                   </span>
                 </button>
               </li>

@@ -2,6 +2,7 @@
 import { adminRoutes } from '@parley/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AccountsService } from '../../accounts/accounts-service.ts';
+import type { MembersService } from '../../accounts/members-service.ts';
 import { Errors } from '../../errors.ts';
 import { secretsEqual } from '../../lib/secrets.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
@@ -9,9 +10,10 @@ import { routeOptions, type TypedApp } from '../route-options.ts';
 export interface AdminOptions {
   adminToken: string;
   accounts: AccountsService;
+  members: Pick<MembersService, 'listOfAccount' | 'removeAnywhere'>;
 }
 
-export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { adminToken, accounts }) => {
+export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { adminToken, accounts, members }) => {
   const app: TypedApp = fastify.withTypeProvider();
   const expected = `Bearer ${adminToken}`;
   app.addHook('onRequest', async (request) => {
@@ -40,5 +42,13 @@ export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { admi
   app.route({
     ...routeOptions(adminRoutes.setSubscription),
     handler: (request) => accounts.setSubscription(request.params.accountId, request.body.active),
+  });
+  app.route({
+    ...routeOptions(adminRoutes.listAccountMembers),
+    handler: (request) => members.listOfAccount(request.params.accountId),
+  });
+  app.route({
+    ...routeOptions(adminRoutes.removeAccountMember),
+    handler: (request) => members.removeAnywhere(request.params.memberId),
   });
 };

@@ -21,8 +21,8 @@ export function registerChannelRoutes(app: TypedApp, channels: ChannelsService):
   const unknownKind = (request: { params: unknown }) => {
     throw Errors.unknownChannelKind(String((request.params as { type?: unknown }).type), CHANNEL_KINDS);
   };
-  app.post('/channel/:type/connect/', unknownKind);
-  app.put('/channel/:type/:id/', unknownKind);
+  app.post('/channel/:type/connect/', { config: { role: 'admin' } }, unknownKind);
+  app.put('/channel/:type/:id/', { config: { role: 'admin' } }, unknownKind);
 
   app.route({
     ...routeOptions(channelRoutes.getChannel),

@@ -1,8 +1,9 @@
 // Console API (`/console/v1`, DESIGN.md): the web account's backend. Login is open; every other route
 // needs `Authorization: Bearer <JWT>` or the web account's session cookie. Errors speak the caller's
 // `UserLang` (see ../error-handler.ts). Rate limits: the public API's limiter, per account (an invalid or missing
-// token counts against the address), and login attempts per address.
-import { authRoutes } from '@parley/contracts';
+// token counts against the address), and login attempts per address. Roles: every route declares the least role
+// that may call it (its contract's `role`), enforced here once for all (403 `Forbidden for your role`).
+import { authRoutes, memberRoutes, roleAllows } from '@parley/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleAccount, ConsoleAuth } from '../../accounts/console-auth.ts';
 import { DomainError, Errors } from '../../errors.ts';
@@ -60,11 +61,11 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: s
 }
 
 /** Bearer header first (API clients); else the session cookie, with the CSRF header on anything but GET. */
-function authenticate(auth: ConsoleAuth, request: FastifyRequest): ConsoleAccount {
+async function authenticate(auth: ConsoleAuth, request: FastifyRequest): Promise<ConsoleAccount> {
   if (request.headers.authorization !== undefined) return auth.authenticate(request.headers.authorization);
   const token = sessionToken(request);
   if (!token) throw Errors.consoleUnauthorized();
-  const account = auth.authenticateSession(token);
+  const account = await auth.authenticateSession(token);
   if (request.method !== 'GET' && request.method !== 'HEAD' && request.headers[CSRF_HEADER] !== CSRF_VALUE) {
     throw Errors.csrfHeaderMissing();
   }
@@ -72,9 +73,9 @@ function authenticate(auth: ConsoleAuth, request: FastifyRequest): ConsoleAccoun
 }
 
 /** The account behind the request's credential, or undefined when it has none that verifies (no 401). */
-function signedInAccount(auth: ConsoleAuth, request: FastifyRequest): ConsoleAccount | undefined {
+async function signedInAccount(auth: ConsoleAuth, request: FastifyRequest): Promise<ConsoleAccount | undefined> {
   try {
-    return authenticate(auth, request);
+    return await authenticate(auth, request);
   } catch (error) {
     if (error instanceof DomainError && error.status === 401) return undefined;
     throw error;
@@ -123,29 +124,62 @@ export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, op
     handler: async (request, reply) => {
       const session = await auth.startSession(request.body, request.ip);
       setSessionCookie(request, reply, session.token, session.maxAgeSeconds);
-      return { email: session.email };
+      return session.member;
     },
+  });
+  // Guessing invitation tokens costs what guessing passwords does.
+  app.route({
+    ...routeOptions(memberRoutes.acceptInvitation),
+    config: loginConfig,
+    handler: (request) => auth.acceptInvitation(request.body),
   });
   app.route({
     ...routeOptions(authRoutes.getSessionState),
-    handler: (request) => {
-      const account = signedInAccount(auth, request);
-      return account ? { signedIn: true as const, email: account.email } : { signedIn: false as const };
+    handler: async (request) => {
+      const account = await signedInAccount(auth, request);
+      return account
+        ? { signedIn: true as const, email: account.email, memberId: account.memberId, name: account.name, role: account.role }
+        : { signedIn: false as const };
     },
   });
+  // Signing out ends every token and session of the member, on every process; the cookie is cleared either way.
   app.route({
     ...routeOptions(authRoutes.deleteSession),
     handler: async (request, reply) => {
+      const account = await signedInAccount(auth, request);
+      const csrfOk = request.headers.authorization !== undefined || request.headers[CSRF_HEADER] === CSRF_VALUE;
+      if (account && csrfOk) await auth.signOut(account);
       setSessionCookie(request, reply, '', 0);
       return { success: true as const };
     },
   });
 
   await app.register(async (scope) => {
-    afterRateLimit(scope, async (request) => {
-      request.consoleAccount = authenticate(auth, request);
+    // One rule per route, declared by its contract: a route without one would be open to every member by mistake.
+    scope.addHook('onRoute', (route) => {
+      if (route.config?.role === undefined) throw new Error(`console route ${route.method} ${route.url} declares no role`);
     });
-    scope.route({ ...routeOptions(authRoutes.getSession), handler: (request) => ({ email: consoleAccountOf(request).email }) });
-    routes(scope.withTypeProvider());
+    afterRateLimit(scope, async (request) => {
+      const account = await authenticate(auth, request);
+      request.consoleAccount = account;
+      const needed = request.routeOptions.config.role;
+      if (needed === undefined || !roleAllows(account.role, needed)) throw Errors.forbiddenForRole();
+    });
+    scope.route({
+      ...routeOptions(authRoutes.getSession),
+      handler: (request) => {
+        const { email, memberId, name, role } = consoleAccountOf(request);
+        return { email, memberId, name, role };
+      },
+    });
+    const typed: TypedApp = scope.withTypeProvider();
+    typed.route({
+      ...routeOptions(authRoutes.changePassword),
+      handler: async (request) => {
+        await auth.changePassword(consoleAccountOf(request), request.body);
+        return { success: true as const };
+      },
+    });
+    routes(typed);
   });
 };

@@ -19,7 +19,7 @@ export function registerCrmRoutes(app: TypedApp, crm: CrmService): void {
     handler: async (request, reply) => reply.code(201).send(await crm.connect(consoleAccountOf(request).accountId, 'pipedrive', request.body)),
   });
   // Any other `{crm_kind}`: a clear 400 rather than a bare 404 (the kind routes above are matched first).
-  app.post('/crm/:kind/connect/', (request) => {
+  app.post('/crm/:kind/connect/', { config: { role: 'admin' } }, (request) => {
     consoleAccountOf(request);
     throw Errors.unknownCrmKind(String((request.params as { kind?: unknown }).kind), CRM_KINDS);
   });

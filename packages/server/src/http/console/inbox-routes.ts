@@ -4,6 +4,7 @@ import type { ChatsService } from '../../chats/chats-service.ts';
 import { DomainError, Errors } from '../../errors.ts';
 import type { FeedbackService } from '../../feedback/feedback-service.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
+import type { NotesService } from '../../messages/notes-service.ts';
 import type { TagsService } from '../../tags/tags-service.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
 import { consoleAccountOf } from './console-plugin.ts';
@@ -11,6 +12,7 @@ import { consoleAccountOf } from './console-plugin.ts';
 export interface InboxDeps {
   chats: ChatsService;
   messages: MessagesService;
+  notes: NotesService;
   tags: Pick<TagsService, 'tagChat' | 'removeTagFromChat'>;
   feedback: FeedbackService;
 }
@@ -26,15 +28,28 @@ async function asConsole<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-export function registerInboxRoutes(app: TypedApp, { chats, messages, tags, feedback }: InboxDeps): void {
+export function registerInboxRoutes(app: TypedApp, { chats, messages, notes, tags, feedback }: InboxDeps): void {
   app.route({
     ...routeOptions(inboxRoutes.listInboxChats),
-    handler: (request) => chats.listChats(consoleAccountOf(request).accountId, request.query),
+    handler: (request) => chats.listInboxChats(consoleAccountOf(request), request.query),
+  });
+  app.route({
+    ...routeOptions(inboxRoutes.assignChat),
+    handler: (request) => chats.assign(consoleAccountOf(request).accountId, request.params.chatId, request.body.memberId),
   });
   app.route({
     ...routeOptions(inboxRoutes.listMessages),
-    handler: (request) =>
-      messages.listMessages(consoleAccountOf(request).accountId, request.params.chatId, request.query.limit),
+    handler: async (request) => {
+      const { accountId } = consoleAccountOf(request);
+      const limit = request.query.limit ?? 200;
+      const history = await messages.listMessages(accountId, request.params.chatId, limit);
+      return { messages: await notes.history(accountId, request.params.chatId, history.messages, limit) };
+    },
+  });
+  app.route({
+    ...routeOptions(inboxRoutes.addNote),
+    handler: async (request, reply) =>
+      reply.code(201).send(await notes.addNote(consoleAccountOf(request), request.params.chatId, request.body.text)),
   });
   app.route({
     ...routeOptions(inboxRoutes.sendTeamReply),

@@ -9,16 +9,18 @@ import { consoleAccountOf } from './console-plugin.ts';
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
 
-export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): void {
+/** Open streams, and `closeMember` to end those of a member whose access changed (removed, role, password, sign-out). */
+export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): { closeMember(memberId: string): void } {
   const open = new Set<ServerResponse>();
+  const byMember = new Map<string, Set<ServerResponse>>();
   // Open streams would hold the server up at shutdown: they are ended first.
   app.addHook('preClose', async () => {
     for (const stream of open) stream.end();
     open.clear();
   });
 
-  app.get('/live', (request, reply) => {
-    const { accountId } = consoleAccountOf(request);
+  app.get('/live', { config: { role: 'agent' } }, (request, reply) => {
+    const { accountId, memberId } = consoleAccountOf(request);
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, {
@@ -35,15 +37,28 @@ export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): void {
       (event) => send('event', { chatId: event.chatId, channelId: event.channelId, payload: event.payload }),
       () => send('gap', {}),
     );
+    // Console-only changes (assignment, notes, read state) of a chat: Inboxes reload it.
+    const unsubscribeChanges = liveFeed.subscribeChanges(accountId, (chatId) => send('change', { chatId }));
     const heartbeat = setInterval(() => stream.write(': ping\n\n'), HEARTBEAT_MS);
     open.add(stream);
+    const mine = byMember.get(memberId) ?? new Set<ServerResponse>();
+    byMember.set(memberId, mine.add(stream));
     const done = () => {
       clearInterval(heartbeat);
       unsubscribe();
+      unsubscribeChanges();
       open.delete(stream);
+      mine.delete(stream);
+      if (mine.size === 0 && byMember.get(memberId) === mine) byMember.delete(memberId);
     };
     request.raw.on('close', done);
     stream.on('close', done);
     send('ready', {});
   });
+  return {
+    closeMember(memberId) {
+      // The browser reconnects; a member whose sessions ended then gets 401.
+      for (const stream of byMember.get(memberId) ?? []) stream.end();
+    },
+  };
 }

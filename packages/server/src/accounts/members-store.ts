@@ -1,0 +1,152 @@
+// SQL of the members of accounts (issue #25).
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { members } from '../db/schema.ts';
+
+export type MemberRole = 'owner' | 'admin' | 'agent';
+export type MemberStatus = 'active' | 'invited';
+
+/** What a console request needs of its member: checked on every call (cached per process, see console-auth.ts). */
+export interface MemberRow {
+  id: string;
+  accountId: string;
+  email: string;
+  name: string;
+  role: MemberRole;
+  status: MemberStatus;
+  sessionVersion: number;
+}
+
+const memberColumns = {
+  id: members.id,
+  accountId: members.accountId,
+  email: members.email,
+  name: members.name,
+  role: sql<MemberRole>`${members.role}`,
+  status: sql<MemberStatus>`${members.status}`,
+  sessionVersion: members.sessionVersion,
+};
+
+export function createMembersStore(db: Executor) {
+  return {
+    async findById(id: string): Promise<MemberRow | undefined> {
+      const [row] = await db.select(memberColumns).from(members).where(eq(members.id, id));
+      return row;
+    },
+
+    /** The member signing in with this e-mail, with the password hash to check. */
+    async findActiveByEmail(email: string): Promise<(MemberRow & { passwordHash: string | null }) | undefined> {
+      const [row] = await db
+        .select({ ...memberColumns, passwordHash: members.passwordHash })
+        .from(members)
+        .where(and(eq(members.email, email), eq(members.status, 'active')));
+      return row;
+    },
+
+    /** Owner first, then admins and agents, each by name. */
+    async list(accountId: string): Promise<MemberRow[]> {
+      return db
+        .select(memberColumns)
+        .from(members)
+        .where(eq(members.accountId, accountId))
+        .orderBy(sql`case ${members.role} when 'owner' then 0 when 'admin' then 1 else 2 end`, asc(members.name), asc(members.id));
+    },
+
+    async findInAccount(accountId: string, id: string): Promise<MemberRow | undefined> {
+      const [row] = await db.select(memberColumns).from(members).where(and(eq(members.accountId, accountId), eq(members.id, id)));
+      return row;
+    },
+
+    /**
+     * An invitation: a new invited member, or (the same e-mail invited to this account before, not yet accepted) the
+     * old invitation renewed with a new link, whose old link stops working. Undefined when the e-mail is a member
+     * of this or another account.
+     */
+    async upsertInvitation(row: {
+      id: string;
+      accountId: string;
+      email: string;
+      name: string;
+      role: MemberRole;
+      inviteTokenHash: string;
+      inviteExpiresAt: Date;
+    }): Promise<MemberRow | undefined> {
+      try {
+        const [inserted] = await db.insert(members).values({ ...row, status: 'invited' }).returning(memberColumns);
+        return inserted;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+      const [renewed] = await db
+        .update(members)
+        .set({
+          name: row.name,
+          role: row.role,
+          inviteTokenHash: row.inviteTokenHash,
+          inviteExpiresAt: row.inviteExpiresAt,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(members.email, row.email), eq(members.accountId, row.accountId), eq(members.status, 'invited')))
+        .returning(memberColumns);
+      return renewed;
+    },
+
+    async findByInviteHash(hash: string) {
+      const [row] = await db
+        .select({ ...memberColumns, inviteExpiresAt: members.inviteExpiresAt })
+        .from(members)
+        .where(eq(members.inviteTokenHash, hash));
+      return row;
+    },
+
+    /** Makes an invited member active, unless it was accepted, withdrawn or expired meanwhile (then undefined). */
+    async acceptInvitation(id: string, input: { name: string; passwordHash: string }, now: Date): Promise<MemberRow | undefined> {
+      const [row] = await db
+        .update(members)
+        .set({ name: input.name, passwordHash: input.passwordHash, status: 'active', updatedAt: now })
+        .where(and(eq(members.id, id), eq(members.status, 'invited'), sql`${members.inviteExpiresAt} > ${now.toISOString()}::timestamptz`))
+        .returning(memberColumns);
+      return row;
+    },
+
+    /** A new role for a member other than the owner; every session of theirs ends. */
+    async setRole(accountId: string, id: string, role: MemberRole, now: Date): Promise<MemberRow | undefined> {
+      const [row] = await db
+        .update(members)
+        .set({ role, sessionVersion: sql`${members.sessionVersion} + 1`, updatedAt: now })
+        .where(and(eq(members.accountId, accountId), eq(members.id, id), ne(members.role, 'owner')))
+        .returning(memberColumns);
+      return row;
+    },
+
+    /** Removes a member other than the owner; false when there is none such. */
+    async remove(accountId: string, id: string): Promise<boolean> {
+      const rows = await db
+        .delete(members)
+        .where(and(eq(members.accountId, accountId), eq(members.id, id), ne(members.role, 'owner')))
+        .returning({ id: members.id });
+      return rows.length > 0;
+    },
+
+    /** Ends every token and session of a member (sign-out everywhere). */
+    async bumpSessionVersion(id: string, now: Date): Promise<void> {
+      await db.update(members).set({ sessionVersion: sql`${members.sessionVersion} + 1`, updatedAt: now }).where(eq(members.id, id));
+    },
+
+    async passwordHashOf(id: string): Promise<string | null | undefined> {
+      const [row] = await db.select({ passwordHash: members.passwordHash }).from(members).where(eq(members.id, id));
+      return row?.passwordHash;
+    },
+
+    /** A new password; every token and session of the member ends. */
+    async setPassword(id: string, passwordHash: string, now: Date): Promise<void> {
+      await db
+        .update(members)
+        .set({ passwordHash, sessionVersion: sql`${members.sessionVersion} + 1`, updatedAt: now })
+        .where(eq(members.id, id));
+    },
+  };
+}
+
+export type MembersStore = ReturnType<typeof createMembersStore>;
