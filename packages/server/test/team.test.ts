@@ -384,6 +384,7 @@ describe('roles: one rule per console route', () => {
     'listChannels',
     'listKnowledgeBases',
     'listEntries',
+    'listDocuments',
     'listInboxChats',
     'listMessages',
     'sendTeamReply',

@@ -48,6 +48,7 @@ export const documentRoutes = {
     method: 'POST',
     url: '/knowledge-bases/:id/documents',
     operationId: 'uploadDocument',
+    role: 'admin',
     summary: 'Upload a document (PDF, DOCX, Markdown, plain text, HTML) to a knowledge base',
     description:
       '`multipart/form-data` with one file in the field `file`, up to 20 MB (413 above). Its type is named by its extension ' +
@@ -73,6 +74,7 @@ export const documentRoutes = {
     method: 'GET',
     url: '/knowledge-bases/:id/documents',
     operationId: 'listDocuments',
+    role: 'agent',
     summary: 'Documents of a knowledge base, newest first, with their status and passages',
     tags: ['Knowledge bases'],
     schema: { params: KbParams, response: { 200: object({ documents: Type.Array(KnowledgeDocument) }), ...ConsoleErrors } },
@@ -81,6 +83,7 @@ export const documentRoutes = {
     method: 'DELETE',
     url: '/knowledge-bases/:id/documents/:docId',
     operationId: 'deleteDocument',
+    role: 'admin',
     summary: 'Delete a document with its passages',
     tags: ['Knowledge bases'],
     schema: { params: object({ id: Uuid, docId: Uuid }), response: { 200: object({ success: Type.Literal(true) }), ...ConsoleErrors } },
