@@ -76,7 +76,7 @@ describe('knowledge-base documents in the web account', browserTests, () => {
 
       // Delete the failed one.
       await panel.getByRole('button', { name: 'Delete document scan.pdf', exact: true }).click();
-      await page.waitForFunction(`!document.querySelector('section[aria-label="Documents"]').textContent.includes('scan.pdf')`, undefined, { timeout: WAIT });
+      await panel.getByText('scan.pdf').first().waitFor({ state: 'detached', timeout: WAIT });
       assert.equal(await rows.count(), 2);
 
       // Try the agent: the reply and the passages it was given, as text.
