@@ -11,25 +11,19 @@ import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
-import { detectUpload, safeFileName } from '../files/file-kinds.ts';
-import { fileUrl, type FileStorage, type Upload } from '../files/file-storage.ts';
+import type { Upload } from '../files/file-storage.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isUuid, newId } from '../lib/ids.ts';
-import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
+import type { AppMetrics } from '../metrics/metrics.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
+import { detectAll, storeAttachments, type AttachmentStore } from './attachments.ts';
 import { recordNewMessage } from './message-events.ts';
+import { createIngest } from './message-ingest.ts';
 import type { MessageRow, MessagesStore } from './messages-store.ts';
-import type { IngestForm, IngestRow, IngestStore } from './ingest-store.ts';
-import { LruMap } from 'toad-cache';
-import { createGroupCommit } from '../lib/group-commit.ts';
-import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
+import type { IngestStore } from './ingest-store.ts';
 
-/** Where attachments go and how they are linked (an unguessable URL under PUBLIC_URL). */
-export interface AttachmentStore {
-  storage: Pick<FileStorage, 'put' | 'putFile'>;
-  publicUrl: string;
-}
+export type { AttachmentStore } from './attachments.ts';
 
 export interface MessagesServiceDeps {
   db: Database;
@@ -67,18 +61,6 @@ export interface Ingested {
   message: MessageRow;
 }
 
-/** A message on its way into a chat (the API channel's, a messenger's or the widget's). */
-interface IncomingMessage {
-  chat: IncomingChat;
-  role: 'user' | 'assistant';
-  senderName: string | null;
-  text: string;
-  attachments: StoredAttachment[];
-  externalId: string | null;
-  /** The chat's new name (a customer message that names its sender). */
-  rename?: string;
-}
-
 /** A messenger's customer message, its media already stored. */
 export interface MessengerIncoming {
   externalId: string;
@@ -95,175 +77,10 @@ export function toInboxMessage(row: MessageRow): InboxMessage {
   return { kind: 'message', ...webhookMessage(row), rating: row.rating as InboxMessage['rating'], fromAgent: row.origin === 'agent' };
 }
 
-export function createMessagesService({
-  db,
-  files,
-  messagesStore,
-  ingestStore,
-  ingestConcurrency = 1,
-  chatsStore,
-  channelsStore,
-  clock,
-  agent,
-  customerDelivery = NO_CUSTOMER_DELIVERY,
-  eventsCommitted = () => {},
-  metrics = NO_METRICS,
-}: MessagesServiceDeps) {
-  /** The type of each file from its bytes (spec, Accepted files); one unaccepted file rejects the message. */
-  async function detectAll(uploads: readonly Upload[]) {
-    const detected = await Promise.all(uploads.map(async (upload) => ({ upload, file: await detectUpload(upload) })));
-    return detected.map(({ upload, file }) => {
-      if (!file) throw Errors.fileTypeNotAccepted(upload.name);
-      return { upload, file };
-    });
-  }
-
-
-  async function store(detected: Awaited<ReturnType<typeof detectAll>>): Promise<StoredAttachment[]> {
-    return Promise.all(
-      detected.map(async ({ upload, file }) => {
-        const name = safeFileName(upload.name, file.extension);
-        const meta = { contentType: file.contentType, name };
-        const stored = 'bytes' in upload ? await files.storage.put(upload.bytes, meta) : await files.storage.putFile(upload.path, meta);
-        // Audio is a voice message for the agent; images it considers; other files it does not process.
-        return { contentType: file.contentType, url: fileUrl(files.publicUrl, stored), fileSize: stored.size, name, kind: file.kind };
-      }),
-    );
-  }
-
-  /**
-   * The common path: one statement per batch of concurrent messages (ingest-store.ts), the time and the agent's
-   * plan read when the batch is written, so a batch's messages are stored in the order of their times.
-   */
-  const chatKey = ({ channel, incoming }: { channel: ChannelRow; incoming: IncomingMessage }) => `${channel.id}\u0000${incoming.chat.externalChatId}`;
-  /** Chats this process has stored a message in: their messages go in the `known` form (no chat INSERT). */
-  const knownChats = new LruMap<true>(100_000);
-  const batches = createGroupCommit({
-    maxBatch: 256,
-    concurrency: ingestConcurrency,
-    keyOf: chatKey,
-    classOf: (item): IngestForm => (knownChats.get(chatKey(item)) ? 'known' : 'new'),
-    write: async (batch, form) => {
-      const now = clock.now();
-      const at = now.toISOString();
-      const rows = batch.map(({ channel, incoming }): IngestRow => {
-        const messageId = newId();
-        return {
-          chatId: newId(),
-          accountId: channel.accountId,
-          channelId: channel.id,
-          channelKind: channel.kind,
-          externalChatId: incoming.chat.externalChatId,
-          uniqueId: incoming.chat.uniqueId,
-          dialogName: incoming.chat.dialogName,
-          email: incoming.chat.email ?? null,
-          photoUrl: incoming.chat.photoUrl ?? null,
-          isGroup: incoming.chat.isGroup ?? false,
-          rename: incoming.rename ?? null,
-          messageId,
-          role: incoming.role,
-          origin: incoming.role === 'user' ? 'customer' : 'api',
-          senderName: incoming.senderName,
-          text: incoming.text,
-          attachments: incoming.attachments,
-          externalId: incoming.externalId,
-          at,
-          agentAnswers: incoming.role === 'user' && agent.channelPlan(channel, now) === 'answer',
-          webhookMessage: webhookMessage({ id: messageId, role: incoming.role, senderName: incoming.senderName, text: incoming.text, attachments: incoming.attachments, createdAt: now }),
-          settings: { ...DEFAULT_SETTINGS, ...channel.settings },
-          eventId: newId(),
-          deliveryId: newId(),
-          jobId: newId(),
-        };
-      });
-      const results = await ingestStore.ingest(rows, form as IngestForm);
-      results.forEach((result, index) => {
-        const key = chatKey(batch[index] as (typeof batch)[number]);
-        if (result === 'missing') knownChats.delete(key);
-        else if (result) knownChats.set(key, true);
-      });
-      return results;
-    },
-  });
-
-  /**
-   * The one ingest path of a message into a chat (spec, send-message-universal rules 1–3): the chat is found or
-   * created, a banned chat ignores it, a repeated external id is ignored; a customer message writes new_messages
-   * and lets the agent plan its answer in the same statement. Undefined when ignored (its channel deleted
-   * meanwhile among the reasons) or sent nowhere.
-   */
-  async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
-    // The off-hours auto-reply depends on the chat's last one: that rare case goes step by step.
-    if (incoming.role === 'user' && agent.channelPlan(channel, clock.now()) === 'autoReply') return recordStepByStep(channel, incoming);
-    let stored = await batches.submit({ channel, incoming });
-    // Its chat was not there after all (deleted with its channel meanwhile): nothing was written; again as new.
-    if (stored === 'missing') stored = await batches.submit({ channel, incoming });
-    if (!stored || stored === 'missing') return undefined;
-    metrics.messageIngested(channel.kind);
-    if (incoming.role !== 'user') return undefined;
-    eventsCommitted();
-    if (stored.jobQueued) agent.wake();
-    return { chat: stored.chat, message: stored.message };
-  }
-
-  /** The same as `record` in a transaction of several statements, for a message that may get the auto-reply. */
-  async function recordStepByStep(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
-    const accountId = channel.accountId;
-    const recorded = await db.transaction(async (tx) => {
-      const store = messagesStore(tx);
-      if (!(await store.holdChannel(channel.id))) return undefined; // deleted meanwhile: as for an unknown channel
-      const now = clock.now();
-      const chat = await store.findOrCreateChat({
-        id: newId(),
-        accountId,
-        channelId: channel.id,
-        channelKind: channel.kind,
-        externalChatId: incoming.chat.externalChatId,
-        uniqueId: incoming.chat.uniqueId,
-        dialogName: incoming.chat.dialogName,
-        ...(incoming.chat.email ? { email: incoming.chat.email } : {}),
-        ...(incoming.chat.photoUrl ? { photoUrl: incoming.chat.photoUrl } : {}),
-        ...(incoming.chat.isGroup ? { isGroup: true } : {}),
-        createdAt: now,
-        updatedAt: now,
-        lastMessageAt: now,
-      });
-      if (chat.banned) return undefined;
-      const fromCustomer = incoming.role === 'user';
-      const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
-      const message = await store.insert({
-        id: newId(),
-        accountId,
-        chatId: chat.id,
-        role: incoming.role,
-        origin: fromCustomer ? 'customer' : 'api',
-        senderName: incoming.senderName,
-        text: incoming.text,
-        attachments: incoming.attachments,
-        externalId: incoming.externalId,
-        awaitingAgent: plan === 'answer',
-        createdAt: now,
-      });
-      if (!message) return undefined; // a repeated messageId: no event, no reply
-      const touched = await store.touchChat(chat.id, {
-        text: incoming.text,
-        at: now,
-        unread: fromCustomer,
-        ...(incoming.rename !== undefined ? { dialogName: incoming.rename } : {}),
-      });
-      if (!fromCustomer) return { plan: 'context' as const }; // rule 2: saved as context, sent nowhere
-      await recordNewMessage(tx, channelsStore, touched, message, now);
-      await agent.afterCustomerMessage(tx, plan, channel, touched, now);
-      return { plan, chat: touched, message };
-    });
-    if (!recorded) return undefined;
-    metrics.messageIngested(channel.kind);
-    if (recorded.plan === 'context') return undefined;
-    eventsCommitted();
-    if (recorded.plan === 'answer') agent.wake();
-    if (recorded.plan === 'autoReply') customerDelivery.wake();
-    return { chat: recorded.chat, message: recorded.message };
-  }
+export function createMessagesService(deps: MessagesServiceDeps) {
+  const { db, files, messagesStore, chatsStore, channelsStore, clock, customerDelivery = NO_CUSTOMER_DELIVERY, eventsCommitted = () => {} } = deps;
+  const { record } = createIngest(deps);
+  const store = (detected: Awaited<ReturnType<typeof detectAll>>) => storeAttachments(files, detected);
 
   return {
     /**

@@ -1,0 +1,183 @@
+// The one ingest path of a message into a chat (spec, send-message-universal rules 1–3), shared by the public API,
+// the messengers and the chat widget: the common path group-commits concurrent messages into one statement per
+// batch (ingest-store.ts); a message that may get the off-hours auto-reply goes step by step in a transaction.
+import type { ChannelRow } from '../channels/channels-store.ts';
+import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
+import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
+import type { StoredAttachment } from '../db/schema.ts';
+import { createGroupCommit } from '../lib/group-commit.ts';
+import { newId } from '../lib/ids.ts';
+import { NO_METRICS } from '../metrics/metrics.ts';
+import { webhookMessage } from '../webhooks/payloads.ts';
+import { LruMap } from 'toad-cache';
+import { recordNewMessage } from './message-events.ts';
+import type { IngestForm, IngestRow, IngestStore } from './ingest-store.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ingested, IncomingChat, MessagesServiceDeps } from './messages-service.ts';
+
+/** A message on its way into a chat (the API channel's, a messenger's or the widget's). */
+export interface IncomingMessage {
+  chat: IncomingChat;
+  role: 'user' | 'assistant';
+  senderName: string | null;
+  text: string;
+  attachments: StoredAttachment[];
+  externalId: string | null;
+  /** The chat's new name (a customer message that names its sender). */
+  rename?: string;
+}
+
+export type IngestDeps = Omit<MessagesServiceDeps, 'files' | 'chatsStore'>;
+
+export function createIngest({
+  db,
+  messagesStore,
+  ingestStore,
+  ingestConcurrency = 1,
+  channelsStore,
+  clock,
+  agent,
+  customerDelivery = NO_CUSTOMER_DELIVERY,
+  eventsCommitted = () => {},
+  metrics = NO_METRICS,
+}: IngestDeps) {
+  const batches = createBatches(ingestStore, ingestConcurrency, clock, agent);
+
+  /**
+   * The one ingest path of a message into a chat (spec, send-message-universal rules 1–3): the chat is found or
+   * created, a banned chat ignores it, a repeated external id is ignored; a customer message writes new_messages
+   * and lets the agent plan its answer in the same statement. Undefined when ignored (its channel deleted
+   * meanwhile among the reasons) or sent nowhere.
+   */
+  async function record(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
+    // The off-hours auto-reply depends on the chat's last one: that rare case goes step by step.
+    if (incoming.role === 'user' && agent.channelPlan(channel, clock.now()) === 'autoReply') return recordStepByStep(channel, incoming);
+    let stored = await batches.submit({ channel, incoming });
+    // Its chat was not there after all (deleted with its channel meanwhile): nothing was written; again as new.
+    if (stored === 'missing') stored = await batches.submit({ channel, incoming });
+    if (!stored || stored === 'missing') return undefined;
+    metrics.messageIngested(channel.kind);
+    if (incoming.role !== 'user') return undefined;
+    eventsCommitted();
+    if (stored.jobQueued) agent.wake();
+    return { chat: stored.chat, message: stored.message };
+  }
+
+  /** The same as `record` in a transaction of several statements, for a message that may get the auto-reply. */
+  async function recordStepByStep(channel: ChannelRow, incoming: IncomingMessage): Promise<Ingested | undefined> {
+    const accountId = channel.accountId;
+    const recorded = await db.transaction(async (tx) => {
+      const store = messagesStore(tx);
+      if (!(await store.holdChannel(channel.id))) return undefined; // deleted meanwhile: as for an unknown channel
+      const now = clock.now();
+      const chat = await store.findOrCreateChat({
+        id: newId(),
+        accountId,
+        channelId: channel.id,
+        channelKind: channel.kind,
+        externalChatId: incoming.chat.externalChatId,
+        uniqueId: incoming.chat.uniqueId,
+        dialogName: incoming.chat.dialogName,
+        ...(incoming.chat.email ? { email: incoming.chat.email } : {}),
+        ...(incoming.chat.photoUrl ? { photoUrl: incoming.chat.photoUrl } : {}),
+        ...(incoming.chat.isGroup ? { isGroup: true } : {}),
+        createdAt: now,
+        updatedAt: now,
+        lastMessageAt: now,
+      });
+      if (chat.banned) return undefined;
+      const fromCustomer = incoming.role === 'user';
+      const plan = fromCustomer ? agent.planFor(channel, chat, now) : 'silent';
+      const message = await store.insert({
+        id: newId(),
+        accountId,
+        chatId: chat.id,
+        role: incoming.role,
+        origin: fromCustomer ? 'customer' : 'api',
+        senderName: incoming.senderName,
+        text: incoming.text,
+        attachments: incoming.attachments,
+        externalId: incoming.externalId,
+        awaitingAgent: plan === 'answer',
+        createdAt: now,
+      });
+      if (!message) return undefined; // a repeated messageId: no event, no reply
+      const touched = await store.touchChat(chat.id, {
+        text: incoming.text,
+        at: now,
+        unread: fromCustomer,
+        ...(incoming.rename !== undefined ? { dialogName: incoming.rename } : {}),
+      });
+      if (!fromCustomer) return { plan: 'context' as const }; // rule 2: saved as context, sent nowhere
+      await recordNewMessage(tx, channelsStore, touched, message, now);
+      await agent.afterCustomerMessage(tx, plan, channel, touched, now);
+      return { plan, chat: touched, message };
+    });
+    if (!recorded) return undefined;
+    metrics.messageIngested(channel.kind);
+    if (recorded.plan === 'context') return undefined;
+    eventsCommitted();
+    if (recorded.plan === 'answer') agent.wake();
+    if (recorded.plan === 'autoReply') customerDelivery.wake();
+    return { chat: recorded.chat, message: recorded.message };
+  }
+
+  return { record };
+}
+
+/**
+ * The common path: one statement per batch of concurrent messages (ingest-store.ts), the time and the agent's
+ * plan read when the batch is written, so a batch's messages are stored in the order of their times.
+ */
+function createBatches(ingestStore: IngestStore, ingestConcurrency: number, clock: Clock, agent: IngestDeps['agent']) {
+  const chatKey = ({ channel, incoming }: { channel: ChannelRow; incoming: IncomingMessage }) => `${channel.id}\u0000${incoming.chat.externalChatId}`;
+  /** Chats this process has stored a message in: their messages go in the `known` form (no chat INSERT). */
+  const knownChats = new LruMap<true>(100_000);
+  return createGroupCommit({
+    maxBatch: 256,
+    concurrency: ingestConcurrency,
+    keyOf: chatKey,
+    classOf: (item): IngestForm => (knownChats.get(chatKey(item)) ? 'known' : 'new'),
+    write: async (batch, form) => {
+      const now = clock.now();
+      const at = now.toISOString();
+      const rows = batch.map(({ channel, incoming }): IngestRow => {
+        const messageId = newId();
+        return {
+          chatId: newId(),
+          accountId: channel.accountId,
+          channelId: channel.id,
+          channelKind: channel.kind,
+          externalChatId: incoming.chat.externalChatId,
+          uniqueId: incoming.chat.uniqueId,
+          dialogName: incoming.chat.dialogName,
+          email: incoming.chat.email ?? null,
+          photoUrl: incoming.chat.photoUrl ?? null,
+          isGroup: incoming.chat.isGroup ?? false,
+          rename: incoming.rename ?? null,
+          messageId,
+          role: incoming.role,
+          origin: incoming.role === 'user' ? 'customer' : 'api',
+          senderName: incoming.senderName,
+          text: incoming.text,
+          attachments: incoming.attachments,
+          externalId: incoming.externalId,
+          at,
+          agentAnswers: incoming.role === 'user' && agent.channelPlan(channel, now) === 'answer',
+          webhookMessage: webhookMessage({ id: messageId, role: incoming.role, senderName: incoming.senderName, text: incoming.text, attachments: incoming.attachments, createdAt: now }),
+          settings: { ...DEFAULT_SETTINGS, ...channel.settings },
+          eventId: newId(),
+          deliveryId: newId(),
+          jobId: newId(),
+        };
+      });
+      const results = await ingestStore.ingest(rows, form as IngestForm);
+      results.forEach((result, index) => {
+        const key = chatKey(batch[index] as (typeof batch)[number]);
+        if (result === 'missing') knownChats.delete(key);
+        else if (result) knownChats.set(key, true);
+      });
+      return results;
+    },
+  });
+}
