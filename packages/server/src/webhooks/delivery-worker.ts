@@ -8,6 +8,8 @@ import type { WebhookClient } from './http-client.ts';
 import { signatureHeaders } from './signing.ts';
 import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
+import { createLeaseHeartbeat } from '../lib/lease-heartbeat.ts';
+import { createChannelLoad } from './channel-load.ts';
 import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
 
 export interface DeliveryWorkerOptions {
@@ -46,21 +48,20 @@ export const DELIVERY_LEASE_MS = 4_000;
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { store, client, secrets, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL, pollMs = 500 } = options;
   const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
-  const heartbeatMs = options.heartbeatMs ?? leaseMs / 4;
   /** Claimed here and not yet recorded: their leases are renewed. */
-  const held = new Set<string>();
-  let heartbeat: NodeJS.Timeout | undefined;
-  let renewing = false;
+  const leases = createLeaseHeartbeat({
+    renew: (ids) => store.renewLeases(ids, leaseMs),
+    everyMs: options.heartbeatMs ?? leaseMs / 4,
+    logger,
+    what: 'delivery',
+  });
   const retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60_000;
-  const inFlightByChannel = new Map<string, number>();
-  let inFlight = 0;
   /**
-   * Claimed ahead, waiting for room: a channel holds at most `perChannel` requests in flight and twice as many claimed
-   * ahead, so when a request ends the next starts at once, and the claim that refills (when half of those ahead are
-   * gone) runs while the channel still has `perChannel` ready to send.
+   * A channel holds at most `perChannel` requests in flight and twice as many claimed ahead, so when a request ends
+   * the next starts at once, and the claim that refills (when half of those ahead are gone) runs while the channel
+   * still has `perChannel` ready to send.
    */
-  const ready = new Map<string, ClaimedDelivery[]>();
-  let readyCount = 0;
+  const load = createChannelLoad(perChannel, concurrency);
   const heldCap = 3 * perChannel;
   const refillAt = (heldCap * 2) / 3;
   const totalCap = 3 * concurrency;
@@ -71,51 +72,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let backlog = true;
   /** Channels the last claims filled to their cap: more of their deliveries may be due. */
   const capped = new Set<string>();
-  /** Deliveries of a channel claimed here and not finished: in flight or claimed ahead. */
-  const heldBy = (channelId: string) => (inFlightByChannel.get(channelId) ?? 0) + (ready.get(channelId)?.length ?? 0);
   let poll: NodeJS.Timeout | undefined;
   let prune: NodeJS.Timeout | undefined;
   const tasks = new Set<Promise<void>>();
   const recorder = createRecorder(store, logger);
   const metrics = options.metrics ?? NO_METRICS;
-
-  /** One attempt over HTTP; what it gives is recorded afterwards. */
-  async function send(delivery: ClaimedDelivery): Promise<RecordedAttempt> {
-    const startedAt = new Date();
-    let result;
-    if (!delivery.webhookUrl) {
-      result = { ok: false, status: null, durationMs: 0, error: 'the channel has no webhook URL' };
-    } else {
-      const body = JSON.stringify(delivery.payload);
-      const headers = delivery.webhookSecret
-        ? signatureHeaders(secrets.open(delivery.webhookSecret), delivery.id, Math.floor(startedAt.getTime() / 1000), body)
-        : {};
-      result = await client.post(delivery.webhookUrl, body, headers);
-    }
-    return {
-      delivery,
-      result: {
-        startedAt,
-        latencyMs: result.durationMs,
-        statusCode: result.status,
-        error: result.error ?? (result.ok ? null : `HTTP ${result.status}`),
-        ok: result.ok,
-      },
-      endedAt: Date.now(),
-    };
-  }
-
-  async function renewLeases(): Promise<void> {
-    if (renewing || held.size === 0) return;
-    renewing = true;
-    try {
-      await store.renewLeases([...held], leaseMs);
-    } catch (error) {
-      logger.warn({ err: error }, 'renewing delivery leases failed');
-    } finally {
-      renewing = false;
-    }
-  }
+  const send = (delivery: ClaimedDelivery) => sendAttempt(client, secrets, delivery);
 
   async function record(attempt: RecordedAttempt): Promise<void> {
     await recorder.record(attempt);
@@ -133,22 +95,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
    */
   function track(delivery: ClaimedDelivery): void {
     const { channelId } = delivery;
-    inFlight += 1;
-    inFlightByChannel.set(channelId, (inFlightByChannel.get(channelId) ?? 0) + 1);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      inFlight -= 1;
-      const left = (inFlightByChannel.get(channelId) ?? 1) - 1;
-      if (left > 0) inFlightByChannel.set(channelId, left);
-      else inFlightByChannel.delete(channelId);
+      load.ended(channelId);
       pump();
       // Claims refill in batches, not one per finished attempt: when a channel the cap held back has used half of
       // what it had claimed ahead, or when the worker holds two thirds of its room or less and the last claim was full.
-      const refill = capped.has(channelId) && heldBy(channelId) <= refillAt;
+      const refill = capped.has(channelId) && load.heldBy(channelId) <= refillAt;
       if (refill) capped.delete(channelId);
-      if (refill || (backlog && inFlight + readyCount <= (totalCap * 2) / 3)) claimSoon();
+      if (refill || (backlog && load.inFlight + load.readyCount <= (totalCap * 2) / 3)) claimSoon();
     };
     const task = send(delivery)
       .then((attempt) => {
@@ -158,42 +115,31 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt crashed'))
       .finally(() => {
         release();
-        held.delete(delivery.id);
+        leases.release(delivery.id);
         tasks.delete(task);
       });
     tasks.add(task);
   }
 
-  /** Starts the ready deliveries that have room: at most `perChannel` per channel, `concurrency` in all. */
+  /** Starts the ready deliveries that have room. */
   function pump(): void {
-    if (!running || readyCount === 0 || inFlight >= concurrency) return;
-    for (const [channelId, queue] of ready) {
-      while (queue.length > 0 && inFlight < concurrency && (inFlightByChannel.get(channelId) ?? 0) < perChannel) {
-        readyCount -= 1;
-        track(queue.shift() as ClaimedDelivery);
-      }
-      if (queue.length === 0) ready.delete(channelId);
-      if (inFlight >= concurrency) return;
-    }
+    if (!running) return;
+    for (const delivery of load.takeStartable()) track(delivery);
   }
 
   async function claimLoop(): Promise<void> {
     while (running) {
       again = false;
-      const room = totalCap - inFlight - readyCount;
+      const room = totalCap - load.inFlight - load.readyCount;
       if (room <= 0) return;
       backlog = false;
-      const busy = new Map<string, number>();
-      for (const channelId of new Set([...inFlightByChannel.keys(), ...ready.keys()])) busy.set(channelId, heldBy(channelId));
+      const busy = load.busy();
       const claimed = await store.claim(room, leaseMs, heldCap, busy);
       // A full claim may have left more behind (a wake-up during the claim has set it again already).
       if (claimed.length === room) backlog = true;
       for (const delivery of claimed) {
-        held.add(delivery.id);
-        const queue = ready.get(delivery.channelId);
-        if (queue) queue.push(delivery);
-        else ready.set(delivery.channelId, [delivery]);
-        readyCount += 1;
+        leases.hold(delivery.id);
+        load.addReady(delivery);
       }
       if (!running) return;
       pump();
@@ -202,7 +148,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       for (const delivery of claimed) busy.set(delivery.channelId, (busy.get(delivery.channelId) ?? 0) + 1);
       for (const [channelId, count] of busy) {
         if (count < heldCap) continue;
-        if (heldBy(channelId) > refillAt) capped.add(channelId);
+        if (load.heldBy(channelId) > refillAt) capped.add(channelId);
         else again = true;
       }
       if (claimed.length < room && !again) return;
@@ -235,13 +181,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       running = true;
       poll = setInterval(wake, pollMs);
       poll.unref();
-      heartbeat = setInterval(() => void renewLeases(), heartbeatMs);
-      heartbeat.unref();
-      const pruneOld = () =>
-        store.pruneDelivered(new Date(Date.now() - retentionMs)).catch((error: unknown) => logger.error({ err: error }, 'delivery pruning failed'));
-      await pruneOld();
-      prune = setInterval(() => void pruneOld(), PRUNE_EVERY_MS);
-      prune.unref();
+      leases.start();
+      prune = await startPruning(store, retentionMs, logger);
       wake();
       const ms = await store.msUntilNextDue();
       if (ms !== undefined && ms > 0) wakeIn(ms);
@@ -254,14 +195,48 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       clearWakeTimers();
       await claiming;
       // Claimed ahead and not sent: given back at once, for the next start or another process.
-      const unsent = [...ready.values()].flat().map((delivery) => delivery.id);
-      ready.clear();
-      readyCount = 0;
-      for (const id of unsent) held.delete(id);
+      const unsent = load.drainReady().map((delivery) => delivery.id);
+      for (const id of unsent) leases.release(id);
       await store.releaseLeases(unsent).catch((error: unknown) => logger.warn({ err: error }, 'releasing unsent deliveries failed'));
       await Promise.allSettled([...tasks]);
-      if (heartbeat) clearInterval(heartbeat);
+      leases.stop();
     },
+  };
+}
+
+/** Delivered rows older than the retention are pruned now and every hour. */
+async function startPruning(store: Pick<DeliveryStore, 'pruneDelivered'>, retentionMs: number, logger: FastifyBaseLogger): Promise<NodeJS.Timeout> {
+  const pruneOld = () =>
+    store.pruneDelivered(new Date(Date.now() - retentionMs)).catch((error: unknown) => logger.error({ err: error }, 'delivery pruning failed'));
+  await pruneOld();
+  const timer = setInterval(() => void pruneOld(), PRUNE_EVERY_MS);
+  timer.unref();
+  return timer;
+}
+
+/** One attempt over HTTP, signed when the channel has a secret; what it gives is recorded afterwards. */
+async function sendAttempt(client: DeliveryWorkerOptions['client'], secrets: DeliveryWorkerOptions['secrets'], delivery: ClaimedDelivery): Promise<RecordedAttempt> {
+  const startedAt = new Date();
+  let result;
+  if (!delivery.webhookUrl) {
+    result = { ok: false, status: null, durationMs: 0, error: 'the channel has no webhook URL' };
+  } else {
+    const body = JSON.stringify(delivery.payload);
+    const headers = delivery.webhookSecret
+      ? signatureHeaders(secrets.open(delivery.webhookSecret), delivery.id, Math.floor(startedAt.getTime() / 1000), body)
+      : {};
+    result = await client.post(delivery.webhookUrl, body, headers);
+  }
+  return {
+    delivery,
+    result: {
+      startedAt,
+      latencyMs: result.durationMs,
+      statusCode: result.status,
+      error: result.error ?? (result.ok ? null : `HTTP ${result.status}`),
+      ok: result.ok,
+    },
+    endedAt: Date.now(),
   };
 }
 
