@@ -70,6 +70,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ],
   });
   // Background jobs and webhook deliveries, in a process that runs workers (on close, jobs in flight finish).
-  if (deps.workers ?? true) runWorkers(app, [core.jobWorkers, webhooks.workers, knowledge.workers]);
+  if (deps.workers ?? true) runWorkers(app, [core.jobWorkers, webhooks.workers, knowledge.workers], deps.handBack);
   return app;
 }

@@ -7,6 +7,7 @@ import type { SecretBox } from '../lib/secret-box.ts';
 import type { WebhookClient } from './http-client.ts';
 import { signatureHeaders } from './signing.ts';
 import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
+import { untilAborted } from '../lib/until-aborted.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
 import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
 
@@ -246,8 +247,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       const ms = await store.msUntilNextDue();
       if (ms !== undefined && ms > 0) wakeIn(ms);
     },
-    /** Stops claiming and lets attempts in flight finish; pending deliveries wait for the next start. */
-    async stop(): Promise<void> {
+    /**
+     * Stops claiming and lets attempts in flight finish; pending deliveries wait for the next start. When `handBack`
+     * aborts first, the deliveries whose attempts are not recorded yet are given back (due again at once; one the
+     * receiver did get is then sent again, which the spec allows) and not waited for.
+     */
+    async stop(handBack?: AbortSignal): Promise<void> {
       running = false;
       if (poll) clearInterval(poll);
       if (prune) clearInterval(prune);
@@ -259,7 +264,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       readyCount = 0;
       for (const id of unsent) held.delete(id);
       await store.releaseLeases(unsent).catch((error: unknown) => logger.warn({ err: error }, 'releasing unsent deliveries failed'));
-      await Promise.allSettled([...tasks]);
+      const ended = await Promise.race([Promise.allSettled([...tasks]).then(() => true), untilAborted(handBack).then(() => false)]);
+      if (!ended && held.size > 0) {
+        const running = [...held];
+        held.clear();
+        logger.warn({ deliveries: running.length }, 'shutdown grace ending: deliveries in flight handed back');
+        await store.releaseLeases(running).catch((error: unknown) => logger.warn({ err: error }, 'handing back deliveries failed'));
+      }
       if (heartbeat) clearInterval(heartbeat);
     },
   };
