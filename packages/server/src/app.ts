@@ -32,7 +32,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const webhooks = createWebhooksModule(core, { deliveryPollMs: deps.deliveryPollMs, retentionDays: config.deliveryRetentionDays });
   const { eventsCommitted } = webhooks;
-  const accounts = createAccountsModule(core, { apiKeyCacheTtlMs: deps.apiKeyCacheTtlMs });
+  const accounts = createAccountsModule(core, { apiKeyCacheTtlMs: deps.apiKeyCacheTtlMs, backup: deps.backup });
   const messengers = createMessengersModule(core, { apis: config.messengerApis });
   const channels = createChannelsModule(core, { messengers: messengers.registration });
   const crm = createCrmModule(core, { apis: config.crmApis });

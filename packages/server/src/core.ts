@@ -68,6 +68,8 @@ export interface AppDeps {
    * their leases back instead of being waited for (module.ts, `Workers.stop`).
    */
   handBack?: AbortSignal;
+  /** `POST /admin/v1/backup` (PGlite): writes DATA_DIR's backup to a new file (backup/backup.ts). */
+  backup?: (file: string) => Promise<{ file: string; bytes: number }>;
 }
 
 /** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */

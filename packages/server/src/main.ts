@@ -3,6 +3,8 @@
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
+import { BackupError, writeBackup, type DumpWithFiles } from './backup/backup.ts';
+import { Errors } from './errors.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
 import { createStatementCounter, reportStatementsOnSignal } from './db/statement-counter.ts';
@@ -99,11 +101,21 @@ async function main(): Promise<void> {
     listen: database.listen,
     trustProxy: config.trustProxy,
     handBack: handBack.signal,
+    backup: backupOf(database.dumpWithFiles, config.dataDir),
   });
   stopOnSignals({ app, database, logger, graceMs: config.shutdownGraceSeconds * 1000, handBack, releaseDataDir, flush: () => logDestination.flushSync() });
 
   await app.listen({ port: config.port, host: config.host });
   logger.info({ database: database.kind, dataDir: config.dataDir }, 'parley started');
+}
+
+/** `POST /admin/v1/backup` of this process's PGlite and DATA_DIR (none with a PostgreSQL server). */
+function backupOf(dump: DumpWithFiles | undefined, dataDir: string) {
+  if (!dump) return undefined;
+  return (file: string) =>
+    writeBackup(dataDir, file, dump).catch((error: unknown) => {
+      throw error instanceof BackupError ? Errors.backupRefused(error.message) : error;
+    });
 }
 
 /**
