@@ -32,7 +32,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const webhooks = createWebhooksModule(core, { deliveryPollMs: deps.deliveryPollMs, retentionDays: config.deliveryRetentionDays });
   const { eventsCommitted } = webhooks;
-  const accounts = createAccountsModule(core, { apiKeyCacheTtlMs: deps.apiKeyCacheTtlMs });
+  const accounts = createAccountsModule(core, { apiKeyCacheTtlMs: deps.apiKeyCacheTtlMs, backup: deps.backup });
   const messengers = createMessengersModule(core, { apis: config.messengerApis });
   const channels = createChannelsModule(core, { messengers: messengers.registration });
   const crm = createCrmModule(core, { apis: config.crmApis });
@@ -70,6 +70,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ],
   });
   // Background jobs and webhook deliveries, in a process that runs workers (on close, jobs in flight finish).
-  if (deps.workers ?? true) runWorkers(app, [core.jobWorkers, webhooks.workers, knowledge.workers]);
+  if (deps.workers ?? true) runWorkers(app, [core.jobWorkers, webhooks.workers, knowledge.workers], deps.handBack);
   return app;
 }

@@ -37,6 +37,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** METRICS_PORT: a second listener on HOST serving only `GET /metrics`, without a token. */
   metricsPort: number | undefined;
+  /** SHUTDOWN_GRACE_SECONDS: on SIGTERM, how long in-flight requests, jobs and deliveries get before the exit. */
+  shutdownGraceSeconds: number;
   /** SMTP_URL (`smtp://user:pass@host:port`, or smtps://): invitations are e-mailed through it; unset: only shown. */
   smtpUrl: string | undefined;
   /** SMTP_FROM: the sender of those e-mails (default `Parley <no-reply@{PUBLIC_URL's host}>`). */
@@ -239,6 +241,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: proxies(env, 'TRUST_PROXY'),
     metricsToken: bearerToken(env, 'METRICS_TOKEN', 32),
     metricsPort,
+    shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 20, 1, 3600),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'], true),
     smtpFrom: sender(env, 'SMTP_FROM', `Parley <no-reply@${isIP(publicHost) === 0 ? publicHost : 'localhost'}>`),
   };

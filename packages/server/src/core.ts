@@ -17,6 +17,7 @@ import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts'
 import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSecretBox } from './lib/secret-box.ts';
+import { untilAborted } from './lib/until-aborted.ts';
 import { createAppMetrics } from './metrics/metrics.ts';
 import type { Workers } from './module.ts';
 import { createWebhookClient } from './webhooks/http-client.ts';
@@ -62,6 +63,13 @@ export interface AppDeps {
   webDistDir?: string;
   /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` gives the client address. */
   trustProxy?: string[] | undefined;
+  /**
+   * Aborted when the shutdown grace (SHUTDOWN_GRACE_SECONDS) is nearly over: jobs and deliveries still running give
+   * their leases back instead of being waited for (module.ts, `Workers.stop`).
+   */
+  handBack?: AbortSignal;
+  /** `POST /admin/v1/backup` (PGlite): writes DATA_DIR's backup to a new file (backup/backup.ts). */
+  backup?: (file: string) => Promise<{ file: string; bytes: number }>;
 }
 
 /** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */
@@ -78,11 +86,17 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
   const secretBox = createSecretBox(config.secretsKey);
   const channelCache = createChannelCache({ ttlMs: deps.channelCacheTtlMs ?? 5_000 });
   const urlGuard = createUrlGuard({ allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  /**
+   * An HTTP client closes with the app, after the workers have stopped: its requests in flight finish, unless the
+   * shutdown grace ran short and their work was handed back (AppDeps.handBack), which ends them.
+   */
+  const closeWithApp = (client: { close(): Promise<void>; destroy(): Promise<void> }) =>
+    app.addHook('onClose', () => Promise.race([client.close(), untilAborted(deps.handBack).then(() => client.destroy())]));
   const webhookClient = createWebhookClient(urlGuard);
-  app.addHook('onClose', () => webhookClient.close());
+  closeWithApp(webhookClient);
   // Messenger and CRM APIs: fixed operator-set bases, and media downloads from user-given URLs (guarded).
   const apiHttp = createMessengerHttp(urlGuard);
-  app.addHook('onClose', () => apiHttp.close());
+  closeWithApp(apiHttp);
 
   // PGlite has no autovacuum worker (db/vacuum.ts); a PostgreSQL server vacuums by itself.
   if (deps.ownsDatabase) {
@@ -107,18 +121,18 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
   app.addHook('preClose', () => unlistenCache());
 
   const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
-  const jobs = createJobQueue({ db, logger });
+  const jobs = createJobQueue({ db, logger, ownsDatabase: deps.ownsDatabase ?? false });
   let unlistenJobs = async () => {};
   const jobWorkers: Workers = {
     async start() {
       // Jobs committed by other processes (this one wakes its queue itself after the commit); listening first, so
       // the wake-up of a listening connection just made comes before the claim at start, not as a second one.
       if (deps.listen) unlistenJobs = await deps.listen(JOBS_CHANNEL, jobs.notified);
-      jobs.start();
+      await jobs.start();
     },
-    async stop() {
+    async stop(handBack) {
       await unlistenJobs();
-      await jobs.stop();
+      await jobs.stop(handBack);
     },
   };
 
@@ -128,6 +142,7 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
     db,
     logger,
     clock: deps.clock ?? systemClock,
+    closeWithApp,
     listen: deps.listen,
     ownsDatabase: deps.ownsDatabase ?? false,
     counters,

@@ -56,6 +56,10 @@ export const Errors = {
   adminUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
   // GET /metrics with METRICS_TOKEN set.
   metricsUnauthorized: plain(401, 'unauthorized', 'Unauthorized'),
+  // POST /admin/v1/backup (operations.md, Backups).
+  backupNeedsPgDump: plain(400, 'backupNeedsPgDump', 'The database is a PostgreSQL server: back it up with pg_dump'),
+  backupPathNotAbsolute: plain(400, 'backupPathNotAbsolute', 'file must be an absolute path on the server'),
+  backupRefused: (message: string) => plain(400, 'backupRefused', message)(),
   accountExists: plain(409, 'accountExists', 'An account with this e-mail already exists'),
   accountNotFound: plain(404, 'accountNotFound', 'Account not found'),
   apiKeyNotFound: plain(404, 'apiKeyNotFound', 'API key not found'),

@@ -1,8 +1,10 @@
 // Process entry: reads the environment once, checks the address can be listened on, opens the database,
-// builds the app, listens, and stops cleanly on SIGTERM (finish in-flight requests, close the database, exit 0).
+// builds the app, listens, and stops cleanly on SIGTERM or SIGINT within SHUTDOWN_GRACE_SECONDS (see `stopOnSignals`).
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
+import { BackupError, writeBackup, type DumpWithFiles } from './backup/backup.ts';
+import { Errors } from './errors.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
 import { createStatementCounter, reportStatementsOnSignal } from './db/statement-counter.ts';
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
     ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir) }),
     statementCounter,
   });
+  const handBack = new AbortController();
   const app = await buildApp({
     config: { ...config, adminToken, jwtSecret, secretsKey },
     db: database.db,
@@ -97,31 +100,75 @@ async function main(): Promise<void> {
     ownsDatabase: database.kind === 'pglite',
     listen: database.listen,
     trustProxy: config.trustProxy,
+    handBack: handBack.signal,
+    backup: backupOf(database.dumpWithFiles, config.dataDir),
   });
+  stopOnSignals({ app, database, logger, graceMs: config.shutdownGraceSeconds * 1000, handBack, releaseDataDir, flush: () => logDestination.flushSync() });
 
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ database: database.kind, dataDir: config.dataDir }, 'parley started');
+}
+
+/** `POST /admin/v1/backup` of this process's PGlite and DATA_DIR (none with a PostgreSQL server). */
+function backupOf(dump: DumpWithFiles | undefined, dataDir: string) {
+  if (!dump) return undefined;
+  return (file: string) =>
+    writeBackup(dataDir, file, dump).catch((error: unknown) => {
+      throw error instanceof BackupError ? Errors.backupRefused(error.message) : error;
+    });
+}
+
+/**
+ * SIGTERM or SIGINT: the app closes (no new connections, and 503 to new requests on open ones; the workers stop
+ * claiming while in-flight requests, jobs and webhook attempts finish), then the database, and the process exits 0.
+ * When the last part of SHUTDOWN_GRACE_SECONDS begins (a quarter of it, at most 5 s), jobs and deliveries still
+ * running give their leases back (taken at once by another process or the next start) and open connections are
+ * closed, so the close ends in time. Past the grace (something hung) the process exits 1.
+ */
+function stopOnSignals(options: {
+  app: Awaited<ReturnType<typeof buildApp>>;
+  database: { close(): Promise<void> };
+  logger: ReturnType<typeof createLogger>;
+  graceMs: number;
+  handBack: AbortController;
+  releaseDataDir: () => void;
+  flush: () => void;
+}): void {
+  const { app, database, logger, graceMs, handBack } = options;
+  const exit = (code: number): never => {
+    try {
+      options.flush();
+    } catch {
+      // Nothing left to write, or stdout is gone.
+    }
+    process.exit(code);
+  };
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping');
+    logger.info({ signal, graceSeconds: graceMs / 1000 }, 'stopping');
+    setTimeout(() => {
+      logger.warn('shutdown grace nearly over: handing back running jobs and deliveries, closing open connections');
+      handBack.abort();
+      app.server.closeAllConnections();
+    }, graceMs - Math.min(5_000, graceMs / 4)).unref();
+    setTimeout(() => {
+      logger.error('not stopped within SHUTDOWN_GRACE_SECONDS; exiting');
+      options.releaseDataDir();
+      exit(1);
+    }, graceMs).unref();
     try {
       await app.close();
       await database.close();
     } finally {
-      releaseDataDir();
+      options.releaseDataDir();
     }
-    try {
-      logDestination.flushSync();
-    } catch {
-      // Nothing left to write, or stdout is gone.
-    }
-    process.exit(0);
+    logger.info('stopped');
+    exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-
-  await app.listen({ port: config.port, host: config.host });
-  logger.info({ database: database.kind, dataDir: config.dataDir }, 'parley started');
 }
 
 main().catch((error: unknown) => {

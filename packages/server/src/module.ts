@@ -17,16 +17,29 @@ export interface FeatureModule {
 
 export interface Workers {
   start(): Promise<void>;
-  /** Work in flight finishes; what is queued stays queued for the next start. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming; work in flight finishes, what is queued stays queued for the next start. When `handBack` aborts
+   * (the shutdown grace is nearly over), work still running gives its leases back, so the next start or another
+   * process takes it at once, and the stop returns without waiting for it.
+   */
+  stop(handBack?: AbortSignal): Promise<void>;
 }
 
-/** Background work runs while the app is up: started in order when it is ready, stopped together before it closes. */
-export function runWorkers(app: FastifyInstance, workers: Workers[]): void {
+/**
+ * Background work runs while the app is up: started in order when it is ready. On close the workers stop claiming at
+ * once (preClose) while the HTTP server drains its requests beside them, and the close waits for them to end (onClose,
+ * registered after the shared pieces' own closes, so it runs before those: jobs still use the database and the HTTP
+ * clients to the end).
+ */
+export function runWorkers(app: FastifyInstance, workers: Workers[], handBack?: AbortSignal): void {
+  let stopped: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => {
     for (const worker of workers) await worker.start();
   });
   app.addHook('preClose', async () => {
-    await Promise.all(workers.map((worker) => worker.stop()));
+    stopped = Promise.allSettled(workers.map((worker) => worker.stop(handBack)));
+  });
+  app.addHook('onClose', async () => {
+    await stopped;
   });
 }

@@ -26,6 +26,7 @@ test('defaults', () => {
     trustProxy: undefined,
     metricsToken: undefined,
     metricsPort: undefined,
+    shutdownGraceSeconds: 20,
     smtpUrl: undefined,
     smtpFrom: 'Parley <no-reply@localhost>',
   });
@@ -56,6 +57,7 @@ test('every variable is read', () => {
       TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback',
       METRICS_TOKEN: 'm'.repeat(32),
       METRICS_PORT: '9464',
+      SHUTDOWN_GRACE_SECONDS: '45',
       SMTP_URL: 'smtp://mailer:pass@mail.example.com:587',
       SMTP_FROM: 'Support <support@example.com>',
     },
@@ -79,6 +81,7 @@ test('every variable is read', () => {
   assert.equal(config.knowledgeEncoder, false);
   assert.equal(config.metricsToken, 'm'.repeat(32));
   assert.equal(config.metricsPort, 9464);
+  assert.equal(config.shutdownGraceSeconds, 45);
   assert.equal(config.smtpUrl, 'smtp://mailer:pass@mail.example.com:587');
   assert.equal(config.smtpFrom, 'Support <support@example.com>');
   assert.equal(loadConfig({ PUBLIC_URL: 'https://chat.example.com' }).smtpFrom, 'Parley <no-reply@chat.example.com>');
@@ -113,6 +116,8 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ METRICS_TOKEN: 'short-secret-but-long-enough-with-é' }, 'Invalid configuration: METRICS_TOKEN must be printable ASCII characters without spaces'],
     [{ METRICS_PORT: '0' }, 'Invalid configuration: METRICS_PORT must be an integer from 1 to 65535 (got "0")'],
     [{ METRICS_PORT: 'x9464' }, 'Invalid configuration: METRICS_PORT must be an integer from 1 to 65535 (got "x9464")'],
+    [{ SHUTDOWN_GRACE_SECONDS: '0' }, 'Invalid configuration: SHUTDOWN_GRACE_SECONDS must be an integer from 1 to 3600 (got "0")'],
+    [{ SHUTDOWN_GRACE_SECONDS: '2.5' }, 'Invalid configuration: SHUTDOWN_GRACE_SECONDS must be an integer from 1 to 3600 (got "2.5")'],
     [{ METRICS_PORT: '3000' }, 'Invalid configuration: METRICS_PORT must differ from PORT (both 3000)'],
   ];
   for (const [env, message] of cases) {

@@ -85,6 +85,7 @@ test('the operator document describes /admin/v1', async () => {
     '/accounts/{accountId}/members',
     '/accounts/{accountId}/subscription',
     '/api-keys/{keyId}/deactivate',
+    '/backup',
     '/members/{memberId}',
   ]);
 });

@@ -118,4 +118,18 @@ export const adminRoutes = {
       response: { 200: object({ success: Type.Literal(true) }), ...AdminErrors },
     },
   }),
+  backup: route({
+    method: 'POST',
+    url: '/backup',
+    operationId: 'backup',
+    summary: "Write a consistent backup of the embedded database and DATA_DIR's files to a new file on the server's machine",
+    description:
+      'Embedded (PGlite) database only; with a PostgreSQL server the answer is 400 (use pg_dump). The file must not exist; ' +
+      'the archive holds the secrets of DATA_DIR and is written readable by its owner only.',
+    tags: ['Backups'],
+    schema: {
+      body: object({ file: Type.String({ minLength: 1, maxLength: 4096, description: 'Absolute path on the server' }) }),
+      response: { 200: object({ file: Type.String(), bytes: Type.Integer() }), ...AdminErrors },
+    },
+  }),
 } as const;

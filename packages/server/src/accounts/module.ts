@@ -1,7 +1,7 @@
 // Accounts: the operator API that issues accounts and keys, the API-key authenticator of the public API and the
 // demo catalog, the console's login, and the team of each account (members, roles, invitations).
 import type { Core } from '../core.ts';
-import { adminApi } from '../http/admin/admin-routes.ts';
+import { adminApi, type AdminOptions } from '../http/admin/admin-routes.ts';
 import { registerMemberRoutes } from '../http/console/member-routes.ts';
 import type { FeatureModule } from '../module.ts';
 import { createAccountsService } from './accounts-service.ts';
@@ -12,7 +12,7 @@ import { createInvitationMailer } from './invitation-mailer.ts';
 import { createMembersService } from './members-service.ts';
 import { createMembersStore } from './members-store.ts';
 
-export function createAccountsModule(core: Core, options: { apiKeyCacheTtlMs?: number }) {
+export function createAccountsModule(core: Core, options: { apiKeyCacheTtlMs?: number; backup?: AdminOptions['backup'] }) {
   const store = createAccountsStore(core.db);
   const membersStore = createMembersStore(core.db);
   const authenticator = createApiKeyAuthenticator({ store, cacheTtlMs: options.apiKeyCacheTtlMs ?? 2_000 });
@@ -52,7 +52,7 @@ export function createAccountsModule(core: Core, options: { apiKeyCacheTtlMs?: n
     members,
     consoleRoutes: (api) => registerMemberRoutes(api, members),
     async register(app) {
-      await app.register(adminApi, { prefix: '/admin/v1', adminToken: core.config.adminToken, accounts, members });
+      await app.register(adminApi, { prefix: '/admin/v1', adminToken: core.config.adminToken, accounts, members, backup: options.backup });
     },
   } satisfies FeatureModule & Record<string, unknown>;
 }

@@ -27,7 +27,7 @@ export interface AgentModuleDeps {
 export function createAgentModule(core: Core, { knowledge, customerDelivery, eventsCommitted, crmSync }: AgentModuleDeps) {
   const { retriever, baseLanguage } = knowledge;
   const openAiEngine = createOpenAiEngine({ guard: core.urlGuard, retriever, baseLanguage, files: core.files.storage });
-  core.app.addHook('onClose', () => openAiEngine.close());
+  core.closeWithApp(openAiEngine);
   const agent = createAgentService({
     db: core.db,
     clock: core.clock,

@@ -1,8 +1,13 @@
 // Operator CLI: `npm run -s admin -- <command> [options]`. Talks to the running server's operator API
-// (so it also works while PGlite is owned by that server) and prints one JSON object on stdout.
+// (so it also works while PGlite is owned by that server) and prints one JSON object on stdout. `backup` asks the
+// running server (it holds the database) or, when none runs on DATA_DIR, opens it itself; `restore` needs no server.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { BackupError, pgDumpCommand, restoreBackup, writeBackup } from '../backup/backup.ts';
+import { openDatabase, pgliteDir } from '../db/client.ts';
+import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
 
 const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this text)
   create-account   --email E [--password P]        (password read from stdin when omitted)
@@ -12,6 +17,8 @@ const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this 
   set-subscription --account ID --active true|false
   list-members     --account ID
   remove-member    --member ID                     (every session of theirs ends at once; not the owner)
+  backup           --out FILE                      (embedded database and DATA_DIR's files; a new file)
+  restore          --in FILE                       (into an empty or new DATA_DIR; no server running on it)
 options: --url URL (default PARLEY_URL or http://HOST:PORT), token from ADMIN_TOKEN or DATA_DIR/admin-token`;
 
 function print(value: unknown, exitCode: number): never {
@@ -60,6 +67,8 @@ function parse() {
         scopes: { type: 'string' },
         active: { type: 'string' },
         url: { type: 'string' },
+        out: { type: 'string' },
+        in: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -76,6 +85,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
+  if (command === 'backup' || command === 'restore') return backupCommand(command, values);
   let request: { method: string; path: string; body?: unknown };
   switch (command) {
     case 'create-account':
@@ -118,10 +128,14 @@ async function main(): Promise<void> {
       print({ error: command ? `unknown command ${command}` : 'no command given', usage: USAGE }, 2);
   }
 
+  await send(request, values.url);
+}
+
+async function send(request: { method: string; path: string; body?: unknown }, url: string | undefined): Promise<never> {
   const token = await adminToken();
   let response: Response;
   try {
-    response = await fetch(`${baseUrl(values.url)}/admin/v1${request.path}`, {
+    response = await fetch(`${baseUrl(url)}/admin/v1${request.path}`, {
       method: request.method,
       headers: {
         authorization: `Bearer ${token}`,
@@ -134,7 +148,62 @@ async function main(): Promise<void> {
   }
   const body: unknown = await response.json().catch(() => ({}));
   if (!response.ok) print({ error: body, status: response.status }, 1);
-  print(body, 0);
+  return print(body, 0);
+}
+
+const dataDirOf = () => path.resolve(process.env.DATA_DIR ?? './data');
+
+/**
+ * backup: with DATABASE_URL, the pg_dump command to run instead (exit 1); with a server running on DATA_DIR, that
+ * server writes it (`POST /admin/v1/backup`: it holds the database); else this process opens the database itself.
+ * restore: into an empty or new DATA_DIR.
+ */
+async function backupCommand(command: 'backup' | 'restore', values: { out?: string; in?: string; url?: string }): Promise<never> {
+  const databaseUrl = process.env.DATABASE_URL;
+  const dataDir = dataDirOf();
+  try {
+    if (command === 'restore') {
+      const archive = required(values.in, 'in');
+      if (databaseUrl) {
+        return print({ error: 'DATABASE_URL is a PostgreSQL server: restore it with pg_restore; this command restores the embedded database' }, 1);
+      }
+      return print(await restoreBackup(archive, dataDir, pgliteDir(dataDir)), 0);
+    }
+    const out = path.resolve(required(values.out, 'out'));
+    if (databaseUrl) {
+      return print(
+        {
+          error: `DATABASE_URL is a PostgreSQL server: back it up with pg_dump, and ${dataDir} (its files and secrets) with it`,
+          command: pgDumpCommand(databaseUrl, out),
+        },
+        1,
+      );
+    }
+    if (!existsSync(path.join(pgliteDir(dataDir), 'PG_VERSION'))) return print({ error: `no Parley database in DATA_DIR ${dataDir}` }, 1);
+    let release: () => void;
+    try {
+      release = lockDataDir(dataDir);
+    } catch (error) {
+      if (error instanceof DataDirLockedError) return send({ method: 'POST', path: '/backup', body: { file: out } }, values.url);
+      throw error;
+    }
+    let written: { file: string; bytes: number };
+    try {
+      const database = await openDatabase({ kind: 'pglite', dataDir: pgliteDir(dataDir) });
+      try {
+        if (!database.dumpWithFiles) throw new Error('no PGlite dump');
+        written = await writeBackup(dataDir, out, database.dumpWithFiles);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      release();
+    }
+    return print(written, 0);
+  } catch (error) {
+    if (error instanceof BackupError) return print({ error: error.message }, 1);
+    throw error;
+  }
 }
 
 void main();

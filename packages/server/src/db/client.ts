@@ -14,6 +14,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { pgliteDumper, type DumpWithFiles } from '../backup/backup.ts';
 import * as schema from './schema.ts';
 import type { StatementCounter } from './statement-counter.ts';
 
@@ -35,6 +36,8 @@ export type Listen = (channel: string, onNotify: (payload: string | undefined) =
 export interface DatabaseHandle {
   readonly db: Database;
   readonly kind: 'pglite' | 'postgres';
+  /** PGlite only: its dump, taken between two passes of a copy of the files (backup/backup.ts). */
+  dumpWithFiles?: DumpWithFiles;
   listen: Listen;
   close(): Promise<void>;
 }
@@ -92,7 +95,7 @@ async function openPglite(
       if (!client.closed) await stop();
     };
   };
-  return { db, kind: 'pglite', listen, close: () => client.close() };
+  return { db, kind: 'pglite', listen, close: () => client.close(), dumpWithFiles: pgliteDumper(client) };
 }
 
 async function openPostgres(url: string, poolSize: number, statementCounter: StatementCounter | undefined): Promise<DatabaseHandle> {

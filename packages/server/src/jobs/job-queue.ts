@@ -16,6 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { queryRows, type Database, type Executor } from '../db/client.ts';
 import { jobs } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
+import { untilAborted } from '../lib/until-aborted.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
 
 /** The typed job catalog: each job's name and payload. */
@@ -77,6 +78,8 @@ export interface JobQueueOptions {
   heartbeatMs?: number;
   /** Kinds whose retries differ from `maxAttempts` with doubling pauses from 1 s. */
   retryPolicies?: Partial<Record<JobKind, RetryPolicy>>;
+  /** This process alone uses the database (PGlite): leases a crash left behind are void at start. */
+  ownsDatabase?: boolean;
 }
 
 /** NOTIFY channel of committed jobs, payload the enqueuing queue's id: the workers of every process LISTEN on it. */
@@ -121,6 +124,8 @@ export function createJobQueue(options: JobQueueOptions) {
   let wanted = false;
   let loop: Promise<void> | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** Jobs whose leases were given back at shutdown while their handlers still ran: what those runs end in is moot. */
+  const handedBack = new Set<string>();
   /** This queue's NOTIFYs: its own process has woken already, after the commit. */
   const instanceId = newId();
 
@@ -206,9 +211,10 @@ export function createJobQueue(options: JobQueueOptions) {
       if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
       await handler(job.payload, { attempt: job.attempts, lastAttempt: job.attempts >= policy.maxAttempts });
       const end = await finish(job);
-      if (end === 'lost') logger.warn({ jobId: job.id, kind: job.kind }, LOST);
+      if (end === 'lost' && !handedBack.has(job.id)) logger.warn({ jobId: job.id, kind: job.kind }, LOST);
       return end === 'rerun' ? { dueAgainInMs: 0 } : {};
     } catch (error) {
+      if (handedBack.has(job.id)) return {};
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempts >= policy.maxAttempts) {
         logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed for good');
@@ -242,6 +248,26 @@ export function createJobQueue(options: JobQueueOptions) {
           WHERE id = ${job.id} AND lease = ${job.lease} RETURNING id`,
     );
     return due.length > 0 ? 'rerun' : 'lost';
+  }
+
+  /**
+   * Gives back the leases of the jobs still running here (the shutdown grace is nearly over): each is due again at
+   * once, for another process or the next start, with the try it was on not counted.
+   */
+  async function handBackLeases(): Promise<void> {
+    if (held.size === 0) return;
+    const pairs = sql.join(
+      [...held].map(([id, lease]) => sql`(${id}::uuid, ${lease}::uuid)`),
+      sql`, `,
+    );
+    for (const id of held.keys()) handedBack.add(id);
+    held.clear();
+    const given = await queryRows<{ id: string; kind: string }>(
+      db,
+      sql`UPDATE ${jobs} SET locked_until = NULL, lease = NULL, attempts = greatest(attempts - 1, 0)
+          WHERE (id, lease) IN (${pairs}) RETURNING id, kind`,
+    );
+    if (given.length > 0) logger.warn({ jobs: given }, 'shutdown grace ending: running jobs handed back');
   }
 
   /** Claims while jobs are known to wait and there is room; a job ending makes room and claims if still wanted. */
@@ -340,7 +366,9 @@ export function createJobQueue(options: JobQueueOptions) {
     notified(payload: string | undefined): void {
       if (payload !== instanceId) wake();
     },
-    start(): void {
+    async start(): Promise<void> {
+      // PGlite: no other process can hold a lease, so those left are a crashed run's, free at once.
+      if (options.ownsDatabase) await db.execute(sql`UPDATE ${jobs} SET locked_until = NULL, lease = NULL WHERE locked_until IS NOT NULL`);
       running = true;
       timer = setInterval(() => {
         wake();
@@ -361,15 +389,19 @@ export function createJobQueue(options: JobQueueOptions) {
         })
         .catch((error: unknown) => logger.warn({ err: error }, 'reading when the next job is due failed'));
     },
-    /** Stops claiming; jobs in flight finish, queued ones stay for the next start. */
-    async stop(): Promise<void> {
+    /**
+     * Stops claiming; jobs in flight finish, queued ones stay for the next start. When `handBack` aborts first, the
+     * jobs still running give their leases back (see `handBackLeases`) and are not waited for.
+     */
+    async stop(handBack?: AbortSignal): Promise<void> {
       running = false;
       if (timer) clearInterval(timer);
       clearTimeout(leaseEnd);
       clearWakeTimers();
       await loop;
-      // Jobs finishing keep their leases until they end.
-      await Promise.allSettled([...inFlight]);
+      // Jobs finishing keep their leases until they end (the heartbeat goes on).
+      const ended = await Promise.race([Promise.allSettled([...inFlight]).then(() => true), untilAborted(handBack).then(() => false)]);
+      if (!ended) await handBackLeases().catch((error: unknown) => logger.error({ err: error }, 'handing back running jobs failed'));
       if (heartbeat) clearInterval(heartbeat);
     },
   };

@@ -105,6 +105,8 @@ export function createEmbeddingsClient({ guard, timeoutMs = TIMEOUT_MS }: Embedd
       return vectors;
     },
     close: () => dispatcher.close(),
+    /** Ends the requests in flight too (at shutdown, once their jobs were handed back). */
+    destroy: () => dispatcher.destroy(),
   };
 }
 

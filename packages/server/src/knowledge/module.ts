@@ -26,7 +26,7 @@ export function createKnowledgeModule(core: Core, options: { encoder?: boolean; 
   if (sentenceEncoder) app.addHook('onClose', () => sentenceEncoder.close());
   // Bases that name an OpenAI-compatible embeddings provider get their vectors from it instead (any language).
   const embeddingsClient = createEmbeddingsClient({ guard: core.urlGuard });
-  app.addHook('onClose', () => embeddingsClient.close());
+  core.closeWithApp(embeddingsClient);
   const entryVectors = createEntryVectors({ store, encoder: sentenceEncoder, embeddings: embeddingsClient });
   jobs.handle('knowledge.embed', async ({ knowledgeBaseId, entryId }) => {
     await entryVectors.embedEntry(knowledgeBaseId, entryId);

@@ -35,6 +35,12 @@ export function createLeaseHeartbeat({ renew, everyMs, logger, what }: LeaseHear
     release(id: string): void {
       held.delete(id);
     },
+    /** Stops renewing every lease held and says which they were (they are to be given back). */
+    releaseAll(): string[] {
+      const ids = [...held];
+      held.clear();
+      return ids;
+    },
     start(): void {
       timer = setInterval(() => void renewAll(), everyMs);
       timer.unref();

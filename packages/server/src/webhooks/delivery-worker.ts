@@ -7,6 +7,7 @@ import type { SecretBox } from '../lib/secret-box.ts';
 import type { WebhookClient } from './http-client.ts';
 import { signatureHeaders } from './signing.ts';
 import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
+import { untilAborted } from '../lib/until-aborted.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
 import { createLeaseHeartbeat } from '../lib/lease-heartbeat.ts';
 import { createChannelLoad } from './channel-load.ts';
@@ -187,8 +188,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       const ms = await store.msUntilNextDue();
       if (ms !== undefined && ms > 0) wakeIn(ms);
     },
-    /** Stops claiming and lets attempts in flight finish; pending deliveries wait for the next start. */
-    async stop(): Promise<void> {
+    /**
+     * Stops claiming and lets attempts in flight finish; pending deliveries wait for the next start. When `handBack`
+     * aborts first, the deliveries whose attempts are not recorded yet are given back (due again at once; one the
+     * receiver did get is then sent again, which the spec allows) and not waited for.
+     */
+    async stop(handBack?: AbortSignal): Promise<void> {
       running = false;
       if (poll) clearInterval(poll);
       if (prune) clearInterval(prune);
@@ -198,7 +203,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       const unsent = load.drainReady().map((delivery) => delivery.id);
       for (const id of unsent) leases.release(id);
       await store.releaseLeases(unsent).catch((error: unknown) => logger.warn({ err: error }, 'releasing unsent deliveries failed'));
-      await Promise.allSettled([...tasks]);
+      const ended = await Promise.race([Promise.allSettled([...tasks]).then(() => true), untilAborted(handBack).then(() => false)]);
+      const unrecorded = ended ? [] : leases.releaseAll();
+      if (unrecorded.length > 0) {
+        logger.warn({ deliveries: unrecorded.length }, 'shutdown grace ending: deliveries in flight handed back');
+        await store.releaseLeases(unrecorded).catch((error: unknown) => logger.warn({ err: error }, 'handing back deliveries failed'));
+      }
       leases.stop();
     },
   };

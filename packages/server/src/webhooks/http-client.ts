@@ -57,6 +57,8 @@ export function createWebhookClient(guard: UrlGuard, options: { timeoutMs?: numb
       }
     },
     close: () => agent.close(),
+    /** Ends the requests in flight too (at shutdown, once their deliveries were handed back). */
+    destroy: () => agent.destroy(),
   };
 }
 

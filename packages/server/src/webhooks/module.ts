@@ -36,9 +36,9 @@ export function createWebhooksModule(core: Core, options: { deliveryPollMs?: num
         await worker.start();
         if (core.listen) unlisten = await core.listen(DELIVERIES_CHANNEL, wake);
       },
-      async stop() {
+      async stop(handBack) {
         await unlisten();
-        await worker.stop();
+        await worker.stop(handBack);
       },
     },
   } satisfies FeatureModule & Record<string, unknown>;

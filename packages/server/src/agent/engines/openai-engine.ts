@@ -128,7 +128,7 @@ export function buildSystemPrompt(
   return lines.join('\n');
 }
 
-export function createOpenAiEngine({ guard, retriever, baseLanguage, files, backoffMs = BACKOFF_MS }: OpenAiEngineDeps): AgentEngine & { close(): Promise<void> } {
+export function createOpenAiEngine({ guard, retriever, baseLanguage, files, backoffMs = BACKOFF_MS }: OpenAiEngineDeps): AgentEngine & { close(): Promise<void>; destroy(): Promise<void> } {
   const dispatcher = new Agent({ connect: { lookup: guard.lookup }, keepAliveTimeout: 30_000 });
 
   function endpoint(baseUrl: string, path: string): URL {
@@ -299,6 +299,8 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
 
   return {
     close: () => dispatcher.close(),
+    /** Ends the requests in flight too (at shutdown, once their jobs were handed back). */
+    destroy: () => dispatcher.destroy(),
 
     async answer(turn: AgentTurn): Promise<AgentAnswer> {
       try {

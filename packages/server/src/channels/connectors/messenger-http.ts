@@ -111,6 +111,10 @@ export function createMessengerHttp(guard: Pick<UrlGuard, 'lookup' | 'allowPriva
     async close(): Promise<void> {
       await Promise.all([api.close(), media.close()]);
     },
+    /** Ends the requests in flight too (at shutdown, once their jobs were handed back). */
+    async destroy(): Promise<void> {
+      await Promise.all([api.destroy(), media.destroy()]);
+    },
   };
 }
 

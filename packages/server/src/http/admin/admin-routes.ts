@@ -1,5 +1,6 @@
 // Operator API (`/admin/v1`, DESIGN.md): the provider's support issues accounts and keys with it.
 import { adminRoutes } from '@parley/contracts';
+import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AccountsService } from '../../accounts/accounts-service.ts';
 import type { MembersService } from '../../accounts/members-service.ts';
@@ -9,11 +10,13 @@ import { routeOptions, type TypedApp } from '../route-options.ts';
 
 export interface AdminOptions {
   adminToken: string;
+  /** Writes a backup to a new file (PGlite); undefined with a PostgreSQL server. */
+  backup: ((file: string) => Promise<{ file: string; bytes: number }>) | undefined;
   accounts: AccountsService;
   members: Pick<MembersService, 'listOfAccount' | 'removeAnywhere'>;
 }
 
-export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { adminToken, accounts, members }) => {
+export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { adminToken, accounts, members, backup }) => {
   const app: TypedApp = fastify.withTypeProvider();
   const expected = `Bearer ${adminToken}`;
   app.addHook('onRequest', async (request) => {
@@ -50,5 +53,13 @@ export const adminApi: FastifyPluginAsync<AdminOptions> = async (fastify, { admi
   app.route({
     ...routeOptions(adminRoutes.removeAccountMember),
     handler: (request) => members.removeAnywhere(request.params.memberId),
+  });
+  app.route({
+    ...routeOptions(adminRoutes.backup),
+    handler: async (request) => {
+      if (!backup) throw Errors.backupNeedsPgDump();
+      if (!path.isAbsolute(request.body.file)) throw Errors.backupPathNotAbsolute();
+      return backup(request.body.file);
+    },
   });
 };
