@@ -66,7 +66,7 @@ describe('knowledge bases: an OpenAI-compatible embeddings provider', () => {
     // The fusion's priors and the default threshold are calibrated on the built-in encoder; the fake's hashed
     // vectors are not that model, so the channel sets its own threshold (as a team with a provider would).
     const channel = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
-      body: { name: 'Support', knowledgeBaseId: base.body.id, agentEngine: { kind: 'knowledge-base', answerThreshold: 0.1 } },
+      body: { name: 'Support', knowledgeBaseId: base.body.id, agentEngine: { kind: 'knowledge-base', answerThreshold: 0.001 } },
     });
     assert.equal(channel.status, 201, channel.text);
     const ask = async (text: string) => {

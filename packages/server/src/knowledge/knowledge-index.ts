@@ -7,6 +7,7 @@
 import { analyzerFor, type Analyzer } from './lexicon/analyzer.ts';
 import { headingLine } from './documents/passages.ts';
 import { questionKey } from './normalize.ts';
+import { questionKinds, type QuestionKind } from './question-kinds.ts';
 
 export interface IndexRow {
   id: string;
@@ -32,6 +33,8 @@ export interface IndexedEntry {
   /** term → occurrences in the answer */
   answered: Map<string, number>;
   length: number;
+  /** What the entry's question and synonyms ask for (a price, a time…: question-kinds.ts); empty for passages. */
+  kinds: ReadonlySet<QuestionKind>;
   questionVectors: Float32Array[];
   answerVector: Float32Array | null;
   /**
@@ -151,6 +154,7 @@ export function buildIndex(language: string, rows: readonly IndexRow[], model?: 
       asked,
       answered,
       length,
+      kinds: options.passages ? new Set() : questionKinds([row.question, ...row.synonyms].join('\n'), analyzer.english),
       questionVectors,
       answerVector,
       wholeVector: wholeVector(questionVectors, answerVector),

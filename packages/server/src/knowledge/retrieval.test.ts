@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildIndex, type IndexRow } from './knowledge-index.ts';
 import { analyzerFor, MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
+import { ANSWER_THRESHOLD } from '../agent/engines/knowledge-base-engine.ts';
 import { questionKeys } from './normalize.ts';
 import {
   ANSWER_RULES,
@@ -223,7 +224,50 @@ test('the answer rule weighs the margin over the best other entry and the share 
   const withVectors = buildIndex('en', ROWS.map((r, i) => ({ ...r, questionVectors: unit(i), answerVector: unit(i) })));
   const semantic = rankEntries(withVectors, 'outfits for kids', unit(2), 'fused');
   const top = semantic.ranked[0]!;
-  assert.deepEqual(ruleFeatures(top, semantic, true), [top.fused, top.fused - (semantic.ranked[1]?.fused ?? 0), semantic.unknownShare, top.lexical, 1]);
+  // Margin to the best entry of another topic, lexical top-1 agrees, encoder top-1 agrees, question kinds, unknown share.
+  assert.deepEqual(ruleFeatures(top, semantic, true), [top.fused - (semantic.ranked[1]?.fused ?? 0), 1, 1, 0, semantic.unknownShare]);
+});
+
+test('precision first: a confident right answer answers; an unanswerable question and a near-tie of two topics fall back', async () => {
+  const dimensions = 8;
+  const unit = (...axes: number[]) => Array.from({ length: dimensions }, (_, j) => (axes.includes(j) ? 1 : 0));
+  const rows = [
+    row('ship-time', 'How long does shipping take?', 'Shipping takes 3 to 5 business days.'),
+    row('ship-cost', 'How much does shipping cost?', 'Shipping costs 4.95 and is free over 50.'),
+    row('pay', 'What payment methods do you accept?', 'We accept cards, PayPal and bank transfer.'),
+    row('child', 'Do you sell clothes for children?', 'Yes, from size 86 to 164.'),
+    row('return', 'How do I return an item?', 'Print the label in your account and drop the parcel at any post office.'),
+    // Another question with the very same answer as `pay`: one topic, no doubt between answers.
+    row('pay-too', 'Can I pay by card?', 'We accept cards, PayPal and bank transfer.'),
+  ].map((r, i) => ({ ...r, questionVectors: unit(i === 5 ? 2 : i), answerVector: unit(i === 5 ? 2 : i), vectorsModel: 'use-lite' }));
+  const vectors = new Map<string, number[]>([
+    ['Which payment options are there?', unit(2)],
+    ['Do you sell garden furniture?', unit(6)],
+    ['shipping to Germany?', unit(0, 1)],
+  ]);
+  const store = {
+    findBaseVersion: () => Promise.resolve({ language: 'en', entriesVersion: 1, embeddings: null }),
+    loadIndexRows: () => Promise.resolve(rows),
+  };
+  const retriever = createRetriever({ store, embed: (text) => Promise.resolve(vectors.get(text) ?? unit(7)) });
+  const best = async (text: string) => (await retriever.retrieve('base', 'en', text, 1))[0];
+
+  const confident = await best('Which payment options are there?');
+  assert.ok(confident?.id === 'pay' || confident?.id === 'pay-too');
+  assert.equal(confident?.semantic, true);
+  assert.ok((confident?.score ?? 0) >= ANSWER_THRESHOLD, `a confident right answer answers (${confident?.score})`);
+
+  const unanswerable = await best('Do you sell garden furniture?');
+  assert.ok((unanswerable?.score ?? 0) < ANSWER_THRESHOLD, `an unanswerable question falls back (${unanswerable?.score})`);
+
+  const tie = await best('shipping to Germany?');
+  assert.ok(tie?.id === 'ship-time' || tie?.id === 'ship-cost');
+  assert.ok((tie?.score ?? 0) < ANSWER_THRESHOLD, `a near-tie between two topics falls back (${tie?.score})`);
+
+  // The rule itself: the margin to another topic, the question kinds agreeing, and unknown words, nothing else.
+  assert.deepEqual(ANSWER_RULES.semantic, { intercept: -6.25, weights: [1, 0, 0, 1, -12] });
+  assert.equal(ruleConfidence(ANSWER_RULES.semantic, [6.25, 1, 1, 0, 0]), 0.5);
+  assert.ok(ruleConfidence(ANSWER_RULES.semantic, [6.25, 1, 1, -1, 0]) < 0.5, 'a question asking for another kind of thing needs a wider margin');
 });
 
 test("documents never change how entries rank or score; passages are ranked apart, each with its source", async () => {

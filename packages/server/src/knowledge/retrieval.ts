@@ -5,9 +5,10 @@
 //   - the sentence encoder's cosine similarity of the text to the entry's question (or a synonym), to its answer
 //     and to the whole entry;
 // each signal is z-scored over the base's entries for this text and the weighted z-scores are summed (fusion).
-// Whether an entry is good enough to answer is its confidence (`score`, 0–1): a logistic rule over its fused
-// score, its margin over the other entries and the share of the text's words the base does not know, against a
-// threshold (0.5 unless the channel sets its own).
+// Whether an entry is good enough to answer is its confidence (`score`, 0–1), precision first: with the encoder,
+// a rule over its fused margin to the best entry of another topic, whether the customer's question asks for the
+// same kind of thing (a price, a time…), and the share of the text's words the base does not know; by words alone,
+// a logistic rule over its lexical score and margin; against a threshold (0.5 unless the channel sets its own).
 // The passages of the base's documents are ranked the same way among themselves (the same query vector, their own
 // statistics) for the openai-compatible engine; the knowledge-base engine answers with entries alone.
 import type { PassageRow } from './documents/documents-store.ts';
@@ -17,6 +18,7 @@ import type { KnowledgeStore } from './knowledge-store.ts';
 import { BUILT_IN_MODEL } from './encoder/sentence-encoder.ts';
 import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
 import { questionKey } from './normalize.ts';
+import { kindsAgreement, questionKinds, type QuestionKind } from './question-kinds.ts';
 
 export interface RetrievedEntry {
   id: string;
@@ -82,12 +84,19 @@ export interface EntrySignals {
   /** Cosine of the text to the whole entry (question, synonyms and answer); null without vectors. */
   whole: number | null;
   fused: number;
+  /** The encoder's part of `fused` (its three weighted z-scores); 0 without vectors. */
+  semantic: number;
 }
 
 export interface Ranking {
   ranked: EntrySignals[];
   /** Share of the text's words that no entry has (after typo correction). */
   unknownShare: number;
+  /** What the text asks for (a price, a time…: question-kinds.ts). */
+  kinds: ReadonlySet<QuestionKind>;
+  /** The entry with the best lexical score, and the one the encoder alone ranks first (none without vectors). */
+  lexicalTop: IndexedEntry | undefined;
+  encoderTop: IndexedEntry | undefined;
 }
 
 /** Optimal string alignment distance, or `limit + 1` as soon as it must exceed `limit`. */
@@ -257,39 +266,59 @@ export function rankEntries(
     const question = vector && entry.questionVectors.length ? Math.max(...entry.questionVectors.map((v) => dot(vector, v))) : null;
     const answer = vector && entry.answerVector ? dot(vector, entry.answerVector) : null;
     const whole = vector && entry.wholeVector ? dot(vector, entry.wholeVector) : null;
-    return { entry, lexical: best > 0 ? Math.min(score / best, 1) : 0, question, answer, whole, fused: 0 };
+    return { entry, lexical: best > 0 ? Math.min(score / best, 1) : 0, question, answer, whole, fused: 0, semantic: 0 };
   });
   const lexical = mode === 'encoder' ? signals.map(() => 0) : zScores(signals.map((s) => s.lexical), PRIORS.lexical);
   const question = zScores(signals.map((s) => s.question), PRIORS.question);
   const answer = zScores(signals.map((s) => s.answer), PRIORS.answer);
   const whole = zScores(signals.map((s) => s.whole), PRIORS.whole);
+  let lexicalTop: EntrySignals | undefined;
+  let encoderTop: EntrySignals | undefined;
   signals.forEach((s, i) => {
-    s.fused =
-      weights.lexical * (lexical[i] ?? 0) + weights.question * (question[i] ?? 0) + weights.answer * (answer[i] ?? 0) + weights.whole * (whole[i] ?? 0);
+    s.semantic = weights.question * (question[i] ?? 0) + weights.answer * (answer[i] ?? 0) + weights.whole * (whole[i] ?? 0);
+    s.fused = weights.lexical * (lexical[i] ?? 0) + s.semantic;
+    if (!lexicalTop || s.lexical > lexicalTop.lexical) lexicalTop = s;
+    if (s.question !== null && (!encoderTop || s.semantic > encoderTop.semantic)) encoderTop = s;
   });
   const key = mode === 'lexical' || !vector ? (s: EntrySignals) => s.lexical : (s: EntrySignals) => s.fused;
   signals.sort((a, b) => key(b) - key(a) || b.lexical - a.lexical);
-  return { ranked: signals, unknownShare };
+  return {
+    ranked: signals,
+    unknownShare,
+    kinds: questionKinds(queryText(text), index.analyzer.english),
+    lexicalTop: lexicalTop && lexicalTop.lexical > 0 ? lexicalTop.entry : undefined,
+    encoderTop: vector ? encoderTop?.entry : undefined,
+  };
 }
 
 /**
- * What the answer rule weighs about an entry for a text. With the encoder (`semantic`): the entry's fused score,
- * how far it stands above the best other entry (its margin), the share of the text's words no entry has, its
- * lexical score and its question's cosine. Words only: its lexical score and its lexical margin, each discounted by
- * the share of the text's words no entry has (one shared word of an off-topic question stands out from the rest,
- * but most of its words are unknown), and that share.
+ * What the answer rule weighs about an entry for a text. With the encoder (`semantic`, docs/decisions.md,
+ * "Precision first"): how far its fused score stands above the best entry of another topic (one with a different
+ * answer: two entries giving the same answer are no doubt between answers), whether the words alone (BM25F) rank
+ * it first too, whether the encoder alone does, whether the text asks for the kind of thing its question does
+ * (1 the same, −1 another, 0 unknown: question-kinds.ts), and the share of the text's words no entry has. Words
+ * only: its lexical score and its lexical margin, each discounted by the share of the text's words no entry has
+ * (one shared word of an off-topic question stands out from the rest, but most of its words are unknown), and
+ * that share.
  */
 export function ruleFeatures(candidate: EntrySignals, ranking: Ranking, semantic: boolean): number[] {
   let otherFused = -Infinity;
   let otherLexical = 0;
+  const answer = candidate.entry.answer.trim();
   for (const other of ranking.ranked) {
     if (other === candidate) continue;
-    otherFused = Math.max(otherFused, other.fused);
+    if (other.entry.answer.trim() !== answer) otherFused = Math.max(otherFused, other.fused);
     otherLexical = Math.max(otherLexical, other.lexical);
   }
   if (otherFused === -Infinity) otherFused = 0;
   return semantic
-    ? [candidate.fused, candidate.fused - otherFused, ranking.unknownShare, candidate.lexical, candidate.question ?? 0]
+    ? [
+        candidate.fused - otherFused,
+        ranking.lexicalTop === candidate.entry ? 1 : 0,
+        ranking.encoderTop === candidate.entry ? 1 : 0,
+        kindsAgreement(ranking.kinds, candidate.entry.kinds),
+        ranking.unknownShare,
+      ]
     : [candidate.lexical * (1 - ranking.unknownShare), (candidate.lexical - otherLexical) * (1 - ranking.unknownShare), ranking.unknownShare];
 }
 
@@ -300,13 +329,17 @@ export interface AnswerRule {
 }
 
 /**
- * Fitted on both fixtures of `npm run eval:kb` (`--calibrate`: a logistic regression of "the entry ranked first
- * is the right one", its intercept then moved so that 0.5 is where at least 70 % of either fixture's no-answer
- * questions and 90 % of its off-topic ones stay unanswered). The shipped threshold is 0.5 for both rules
- * (knowledge-base-engine.ts).
+ * Fitted with `npm run eval:kb -- --calibrate` (docs/decisions.md, "Precision first"). The semantic rule is a
+ * score, margin to another topic + 0·lexical top-1 agrees + 0·encoder top-1 agrees + 1·question kinds agree −
+ * 12·unknown share, answering from 6.25: of a grid over those weights and the threshold, the one answering the
+ * most paraphrases right over the three fixtures while each keeps precision ≥ 0.95 and answers ≤ 15 % of its
+ * no-answer questions (the agreements earned no weight). As a logistic rule its intercept is −6.25, so 0.5 is the
+ * shipped threshold and a channel's answerThreshold still moves it. The lexical rule: a logistic regression of "the
+ * entry ranked first is the right one", its intercept moved so that 0.5 keeps at least 70 % of the no-answer
+ * questions and 90 % of the off-topic ones unanswered (knowledge-base-engine.ts).
  */
 export const ANSWER_RULES: { semantic: AnswerRule; lexical: AnswerRule } = {
-  semantic: { intercept: -1.594, weights: [0.249, 0.21, -2.418, -1.734, -0.64] },
+  semantic: { intercept: -6.25, weights: [1, 0, 0, 1, -12] },
   lexical: { intercept: -0.642, weights: [0.521, 6.563, -1.279] },
 };
 
