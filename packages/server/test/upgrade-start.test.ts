@@ -1,0 +1,117 @@
+// Upgrades (docs/operations.md, Upgrades): migrations run at start, and several processes of a new version may start
+// at once against one PostgreSQL database that an older version left behind. One of them migrates (an advisory
+// lock), the others wait for it; all come up ready and every migration is applied once.
+// Only on a PostgreSQL server (DATABASE_URL): with PGlite one process owns the database.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { MIGRATIONS_FOLDER } from '../src/db/client.ts';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const serverUrl = process.env.DATABASE_URL;
+const PROCESSES = 3;
+/** The older version's database: the migrations up to this one applied. */
+const OLDER_VERSION_MIGRATIONS = 12;
+const ADMIN_TOKEN = 'upgrade-admin-token-0123456789abcdef0123456789';
+
+interface Journal {
+  entries: { idx: number; tag: string }[];
+}
+
+function startParley(databaseUrl: string, dataDir: string): { child: ChildProcess; url: Promise<string> } {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    JWT_SECRET: 'upgrade-jwt-secret-0123456789abcdef0123456789',
+    SECRETS_KEY: 'upgrade-secrets-key-0123456789abcdef0123456789',
+    ADMIN_TOKEN,
+    KB_ENCODER: 'off',
+  };
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], { cwd: root, env });
+  let output = '';
+  const url = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
+  });
+  return { child, url };
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+});
+
+test(
+  `${PROCESSES} processes of a new version start at once on an older version's database: all ready, each migration applied once`,
+  { skip: serverUrl ? false : 'DATABASE_URL is not set (CI runs the suite on PostgreSQL too)', timeout: 240_000 },
+  async () => {
+    assert.ok(serverUrl);
+    const name = `${new URL(serverUrl).pathname.slice(1) || 'parley'}_u${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    cleanups.push(async () => {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    });
+    const databaseUrl = new URL(serverUrl);
+    databaseUrl.pathname = `/${name}`;
+    const work = await mkdtemp(path.join(os.tmpdir(), 'parley-upgrade-'));
+    cleanups.push(() => rm(work, { recursive: true, force: true }));
+
+    // The older version: its migrations folder is today's with the journal cut after its last migration.
+    const journal = JSON.parse(await readFile(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as Journal;
+    assert.ok(journal.entries.length > OLDER_VERSION_MIGRATIONS, 'the new version has migrations the older one lacks');
+    const older = path.join(work, 'older-drizzle');
+    await cp(MIGRATIONS_FOLDER, older, { recursive: true });
+    await writeFile(path.join(older, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, OLDER_VERSION_MIGRATIONS) }));
+    const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 2 });
+    cleanups.push(() => pool.end());
+    await migrate(drizzle(pool), { migrationsFolder: older });
+    const applied = async () => (await pool.query<{ count: string }>('SELECT count(*) FROM drizzle.__drizzle_migrations')).rows[0]?.count;
+    assert.equal(await applied(), String(OLDER_VERSION_MIGRATIONS));
+
+    // The new version, started three times at once.
+    const processes = Array.from({ length: PROCESSES }, (_, i) => startParley(databaseUrl.toString(), path.join(work, `data-${i}`)));
+    for (const { child } of processes) cleanups.push(async () => void child.kill('SIGKILL'));
+    const urls = await Promise.all(processes.map((p) => p.url));
+    for (const url of urls) {
+      const ready = await fetch(`${url}/readyz`);
+      assert.equal(ready.status, 200, `${url}/readyz`);
+    }
+    assert.equal(await applied(), String(journal.entries.length));
+    const hashes = await pool.query<{ hash: string }>('SELECT hash FROM drizzle.__drizzle_migrations');
+    assert.equal(new Set(hashes.rows.map((row) => row.hash)).size, journal.entries.length, 'no migration recorded twice');
+
+    // Each process serves the upgraded schema: an account made through one signs in through another.
+    const created = await fetch(`${urls[0]}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: JSON.stringify({ email: 'upgrade@example.com', password: 'upgrade-test-pw' }),
+    });
+    assert.equal(created.status, 201, await created.text());
+    const login = await fetch(`${urls[PROCESSES - 1]}/console/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'upgrade@example.com', password: 'upgrade-test-pw' }),
+    });
+    assert.equal(login.status, 200, await login.text());
+  },
+);
