@@ -2,8 +2,9 @@
 // When a customer message is stored, `planFor` decides in the same transaction: the agent answers (the message
 // waits for it and a reply job keyed by the chat is queued: one reply at a time per chat, in order), the
 // auto-reply goes out (outside working hours, once per off-hours period), or it stays silent. The reply job
-// asks the channel's engine outside any transaction, then stores the reply, its new_messages event and, when
-// the task is complete, task_trigger and the status change, in one transaction.
+// asks the channel's engine outside any transaction (unless the customer asks for a person), then stores the reply,
+// its new_messages event and, when the task is complete, task_trigger and the status change, and when the agent
+// hands the chat to the team, the pause, needsHuman and chat_handed_off, in one transaction (agent-writes.ts).
 import type { ChatsServiceDeps } from '../chats/chats-service.ts';
 import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
@@ -16,10 +17,12 @@ import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
 import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
 import type { MessageRow, MessagesStore } from '../messages/messages-store.ts';
+import type { NotesStore } from '../messages/notes-store.ts';
 import type { AgentStore } from './agent-store.ts';
 import type { ReplyStore } from './reply-store.ts';
-import { createAgentWrites } from './agent-writes.ts';
-import { AgentEngineError, type AgentChannel, type AgentEngine, type AgentMessage } from './engine.ts';
+import { createAgentWrites, handoffMessageOf } from './agent-writes.ts';
+import { asksForPerson } from './handoff/person-request.ts';
+import { AgentEngineError, type AgentAnswer, type AgentChannel, type AgentTurn, type AgentEngine, type AgentMessage } from './engine.ts';
 import { autoReplyDue, isOpen } from './working-hours.ts';
 import type { AgentFailure } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
@@ -50,6 +53,8 @@ export interface AgentServiceDeps {
   metrics?: Pick<AppMetrics, 'agentReply'>;
   /** Told when the reply job starts and stops preparing a reply (the chat widget's typing indicator). */
   replying?: (chat: ChatRow, replying: boolean) => void;
+  /** The model's reason for a handoff is kept as a private note of the chat (messages/notes-store.ts). */
+  notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */
@@ -63,11 +68,29 @@ function agentChannel(channel: ChannelRow): AgentChannel {
     knowledgeBaseId: channel.knowledgeBaseId,
     engine: channel.agentEngine,
     apiKey: channel.agentApiKey,
+    handoffAfterFallbacks: channel.handoffAfterFallbacks,
   };
 }
 
 function toAgentMessage(row: MessageRow): AgentMessage {
-  return { role: row.role === 'user' ? 'user' : 'assistant', text: row.text, attachments: row.attachments };
+  const message: AgentMessage = { role: row.role === 'user' ? 'user' : 'assistant', text: row.text, attachments: row.attachments };
+  if (row.origin === 'agent') message.agentReply = row.handoff ? 'handoff' : row.fallback ? 'fallback' : 'answered';
+  return message;
+}
+
+/** The outcome of a reply as `parley_agent_replies_total` counts it. */
+function outcomeOf(answer: AgentAnswer): 'answered' | 'fallback' | 'handoff' {
+  return answer.handoff ? 'handoff' : answer.fallback ? 'fallback' : 'answered';
+}
+
+/**
+ * The engine's answer to a turn, unless the customer asks for a person (DESIGN.md, Handoff to the team: phrases in
+ * the channel's language, both engines, before every other rule): then the chat is handed over without asking it.
+ */
+async function answerOf(engine: AgentEngine, turn: AgentTurn): Promise<AgentAnswer> {
+  const asked = turn.pending.some((message) => asksForPerson(message.text, turn.channel.settings.aiLang));
+  if (asked) return { text: null, taskComplete: null, handoff: { reason: 'customer_request' } };
+  return engine.answer(turn);
 }
 
 export const replyJobKey = (chatId: string) => `agent.reply:${chatId}`;
@@ -77,6 +100,14 @@ export function createAgentService(deps: AgentServiceDeps) {
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
   const { sendAutoReply, giveUp, writeReply, writeReplyStepByStep } = createAgentWrites(deps);
+
+  /** Writes the engine's answer: in one statement when it is a plain reply, else step by step. Whether it was sent. */
+  async function write(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
+    if (answer.taskComplete === null && answer.text !== null && !answer.handoff) {
+      return writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false);
+    }
+    return writeReplyStepByStep(channel, chat, waiting, answer);
+  }
   const metrics = deps.metrics ?? NO_METRICS;
   const replying = deps.replying ?? (() => {});
 
@@ -131,7 +162,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       try {
         let answer;
         try {
-          answer = await engine.answer({
+          answer = await answerOf(engine, {
             accountId,
             channel: agentChannel(channel),
             history: history.map(toAgentMessage),
@@ -144,11 +175,9 @@ export function createAgentService(deps: AgentServiceDeps) {
           metrics.agentReply(channel.agentEngine.kind, 'failed', seconds());
           return;
         }
-        const sent = answer.taskComplete === null && answer.text !== null
-          ? await writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false)
-          : await writeReplyStepByStep(accountId, chatId, waiting, answer);
+        const sent = await write(channel, chat, waiting, answer);
         if (sent) {
-          metrics.agentReply(channel.agentEngine.kind, answer.fallback ? 'fallback' : 'answered', seconds());
+          metrics.agentReply(channel.agentEngine.kind, outcomeOf(answer), seconds());
           eventsCommitted();
           customerDelivery.wake();
           if (deps.crmSync) queue.wake();
@@ -163,7 +192,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       const channel = await channelsStore(db).find(accountId, channelId);
       if (!channel) throw Errors.channelNotFound();
       try {
-        const answer = await engines[channel.agentEngine.kind].answer({
+        const answer = await answerOf(engines[channel.agentEngine.kind], {
           accountId,
           channel: agentChannel(channel),
           history: [],
@@ -171,7 +200,7 @@ export function createAgentService(deps: AgentServiceDeps) {
           firstMessage: true,
         });
         return {
-          reply: answer.text,
+          reply: answer.handoff ? handoffMessageOf(channel) : answer.text,
           taskComplete: answer.taskComplete !== null,
           summary: answer.taskComplete?.summary ?? null,
           passages: answer.passages ?? [],

@@ -1,5 +1,6 @@
 // The writes of the agent (agent-service.ts): a reply with its events in one transaction (one statement when it
-// fires no task trigger), the off-hours auto-reply, and the record of an engine's failure.
+// fires no task trigger and hands nothing over), the handoff to the team, the off-hours auto-reply, and the record
+// of an engine's failure.
 import { recordTaskStatus, settingsOf } from '../chats/chats-service.ts';
 import type { ChatRow } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
@@ -13,12 +14,22 @@ import type { MessageRow } from '../messages/messages-store.ts';
 import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
 import type { AgentServiceDeps } from './agent-service.ts';
 import type { AgentAnswer } from './engine.ts';
-import { isMessengerKind } from '@parley/contracts';
+import { isMessengerKind, NOTE_TEXT_MAX } from '@parley/contracts';
+import { handoffText } from './agent-texts.ts';
 
 export type AgentWritesDeps = Pick<
   AgentServiceDeps,
-  'db' | 'clock' | 'logger' | 'agentStore' | 'replyStore' | 'messagesStore' | 'chatsStore' | 'channelsStore' | 'customerDelivery' | 'crmSync'
+  'db' | 'clock' | 'logger' | 'agentStore' | 'replyStore' | 'messagesStore' | 'chatsStore' | 'channelsStore' | 'customerDelivery' | 'crmSync' | 'notesStore'
 >;
+
+/** The author of the note that keeps the model's reason for a handoff (a note of no member). */
+export const HANDOFF_NOTE_AUTHOR = 'AI agent';
+export const HANDOFF_NOTE_PREFIX = 'Handed to the team: ';
+
+/** What the agent sends when it hands a chat over: the channel's handoff message, or the default in its aiLang. */
+export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 'settings'>): string {
+  return channel.handoffMessage ?? handoffText({ ...DEFAULT_SETTINGS, ...channel.settings }.aiLang);
+}
 
 export function createAgentWrites(deps: AgentWritesDeps) {
   const { db, clock, logger, agentStore, replyStore, messagesStore, chatsStore, channelsStore } = deps;
@@ -82,8 +93,40 @@ export function createAgentWrites(deps: AgentWritesDeps) {
     return written !== undefined;
   }
 
-  /** A reply that fires the task trigger (or no reply at all): one transaction of several statements. */
-  async function writeReplyStepByStep(accountId: string, chatId: string, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
+  /**
+   * The handoff (DESIGN.md, Handoff to the team), after the handoff message in the reply's transaction: the agent
+   * pauses itself in the chat, the chat needs a human, `chat_handed_off` goes to the event feed (never to a webhook),
+   * and the model's reason, when it gave one, is a private note for the team.
+   */
+  async function recordHandoff(tx: Executor, chat: ChatRow, handoff: NonNullable<AgentAnswer['handoff']>, now: Date): Promise<void> {
+    const updated = await chatsStore(tx).update(chat.accountId, chat.id, { paused: true, needsHuman: true, updatedAt: now });
+    const latest = updated ?? chat;
+    await recordEvent(tx, {
+      accountId: chat.accountId,
+      channelId: chat.channelId,
+      chatId: chat.id,
+      payload: { event: 'chat_handed_off', chat: webhookChat(latest), reason: handoff.reason, timestamp: now.toISOString() },
+    });
+    if (handoff.note && deps.notesStore) {
+      await deps.notesStore(tx).insert({
+        id: newId(),
+        accountId: chat.accountId,
+        chatId: chat.id,
+        authorId: null,
+        authorName: HANDOFF_NOTE_AUTHOR,
+        text: `${HANDOFF_NOTE_PREFIX}${handoff.note}`.slice(0, NOTE_TEXT_MAX),
+        createdAt: now,
+      });
+    }
+  }
+
+  /**
+   * A reply that fires the task trigger or hands the chat to the team (or no reply at all): one transaction of
+   * several statements. A handoff sends the channel's handoff message in place of the engine's text.
+   */
+  async function writeReplyStepByStep(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
+    const { accountId, id: chatId } = chat;
+    const text = answer.handoff ? handoffMessageOf(channel) : answer.text;
     return db.transaction(async (tx) => {
       const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
       if (settled.length === 0) return false; // another run answered them
@@ -93,7 +136,7 @@ export function createAgentWrites(deps: AgentWritesDeps) {
       if (!current || current.paused || current.banned) return false;
       const now = clock.now();
       let latest = current;
-      if (answer.text !== null) {
+      if (text !== null) {
         const message = await messagesStore(tx).insert({
           id: newId(),
           accountId,
@@ -101,12 +144,13 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           role: 'assistant',
           origin: 'agent',
           senderName: null,
-          text: answer.text,
-          fallback: answer.fallback ?? false,
+          text,
+          fallback: !answer.handoff && (answer.fallback ?? false),
+          handoff: answer.handoff !== undefined,
           createdAt: now,
         });
         if (!message) throw new Error('agent reply was not stored');
-        latest = await messagesStore(tx).touchChat(chatId, { text: answer.text, at: now, unread: false });
+        latest = await messagesStore(tx).touchChat(chatId, { text, at: now, unread: false });
         await recordNewMessage(tx, channelsStore, latest, message, now);
         await customerDelivery.enqueue(tx, latest, message);
       }
@@ -131,6 +175,7 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
         );
       }
+      if (answer.handoff) await recordHandoff(tx, latest, answer.handoff, now);
       return true;
     });
   }
