@@ -1,5 +1,6 @@
 // The Inbox's `Needs a human` view in a real browser (issue #26): a chat the agent hands to the team shows up in
-// the view and its count live, without a reload; a member's reply from the Inbox takes it out again, live.
+// the view and its count live, without a reload; a member's reply from the Inbox takes it out again, live. And the
+// channel page's handoff fields.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -79,6 +80,24 @@ describe('Inbox: Needs a human', browserTests, () => {
       await customerSays('second', 'Connect me with an operator please', 'Olga Operator');
       await countIs(page, 1);
       await chats.getByText('Olga Operator').waitFor({ timeout: WAIT });
+    });
+  });
+
+  test("the channel page sets the handoff message and the fallbacks before a handoff", async (ctx) => {
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await signIn(page, `${t.url}/channels/custom/${encodeURIComponent(channelId)}`, user.email, PASSWORD);
+      const message = page.getByRole('textbox', { name: 'Handoff message', exact: true });
+      await message.waitFor({ timeout: WAIT });
+      assert.equal(await message.inputValue(), 'A person from our team will reply here.');
+      const after = page.getByRole('spinbutton', { name: 'Handoff after fallbacks', exact: true });
+      assert.equal(await after.inputValue(), '2');
+      await message.fill('');
+      await after.fill('4');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: WAIT });
+      const saved = await t.console<{ handoffMessage: string | null; handoffAfterFallbacks: number }>(user.token, 'GET', `/channel/custom/${encodeURIComponent(channelId)}/`);
+      assert.deepEqual([saved.body.handoffMessage, saved.body.handoffAfterFallbacks], [null, 4]);
     });
   });
 });

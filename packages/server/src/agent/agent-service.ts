@@ -99,6 +99,8 @@ export function createAgentService(deps: AgentServiceDeps) {
   const { db, clock, queue, engines, agentStore, replyStore, channelsStore } = deps;
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
+  const metrics = deps.metrics ?? NO_METRICS;
+  const replying = deps.replying ?? (() => {});
   const { sendAutoReply, giveUp, writeReply, writeReplyStepByStep } = createAgentWrites(deps);
 
   /** Writes the engine's answer: in one statement when it is a plain reply, else step by step. Whether it was sent. */
@@ -108,8 +110,6 @@ export function createAgentService(deps: AgentServiceDeps) {
     }
     return writeReplyStepByStep(channel, chat, waiting, answer);
   }
-  const metrics = deps.metrics ?? NO_METRICS;
-  const replying = deps.replying ?? (() => {});
 
   /**
    * The plan for a customer message of the channel at `at` before its chat is known: `answer` (unless the chat is
