@@ -31,6 +31,39 @@ export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 's
   return channel.handoffMessage ?? handoffText({ ...DEFAULT_SETTINGS, ...channel.settings }.aiLang);
 }
 
+/**
+ * The handoff (DESIGN.md, Handoff to the team), after the handoff message in the reply's transaction: the agent
+ * pauses itself in the chat, the chat needs a human, `chat_handed_off` goes to the event feed (never to a webhook),
+ * and the model's reason, when it gave one, is a private note for the team.
+ */
+async function recordHandoff(
+  { chatsStore, notesStore }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore'>,
+  tx: Executor,
+  chat: ChatRow,
+  handoff: NonNullable<AgentAnswer['handoff']>,
+  now: Date,
+): Promise<void> {
+  const updated = await chatsStore(tx).update(chat.accountId, chat.id, { paused: true, needsHuman: true, updatedAt: now });
+  const latest = updated ?? chat;
+  await recordEvent(tx, {
+    accountId: chat.accountId,
+    channelId: chat.channelId,
+    chatId: chat.id,
+    payload: { event: 'chat_handed_off', chat: webhookChat(latest), reason: handoff.reason, timestamp: now.toISOString() },
+  });
+  if (handoff.note && notesStore) {
+    await notesStore(tx).insert({
+      id: newId(),
+      accountId: chat.accountId,
+      chatId: chat.id,
+      authorId: null,
+      authorName: HANDOFF_NOTE_AUTHOR,
+      text: `${HANDOFF_NOTE_PREFIX}${handoff.note}`.slice(0, NOTE_TEXT_MAX),
+      createdAt: now,
+    });
+  }
+}
+
 export function createAgentWrites(deps: AgentWritesDeps) {
   const { db, clock, logger, agentStore, replyStore, messagesStore, chatsStore, channelsStore } = deps;
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
@@ -94,33 +127,6 @@ export function createAgentWrites(deps: AgentWritesDeps) {
   }
 
   /**
-   * The handoff (DESIGN.md, Handoff to the team), after the handoff message in the reply's transaction: the agent
-   * pauses itself in the chat, the chat needs a human, `chat_handed_off` goes to the event feed (never to a webhook),
-   * and the model's reason, when it gave one, is a private note for the team.
-   */
-  async function recordHandoff(tx: Executor, chat: ChatRow, handoff: NonNullable<AgentAnswer['handoff']>, now: Date): Promise<void> {
-    const updated = await chatsStore(tx).update(chat.accountId, chat.id, { paused: true, needsHuman: true, updatedAt: now });
-    const latest = updated ?? chat;
-    await recordEvent(tx, {
-      accountId: chat.accountId,
-      channelId: chat.channelId,
-      chatId: chat.id,
-      payload: { event: 'chat_handed_off', chat: webhookChat(latest), reason: handoff.reason, timestamp: now.toISOString() },
-    });
-    if (handoff.note && deps.notesStore) {
-      await deps.notesStore(tx).insert({
-        id: newId(),
-        accountId: chat.accountId,
-        chatId: chat.id,
-        authorId: null,
-        authorName: HANDOFF_NOTE_AUTHOR,
-        text: `${HANDOFF_NOTE_PREFIX}${handoff.note}`.slice(0, NOTE_TEXT_MAX),
-        createdAt: now,
-      });
-    }
-  }
-
-  /**
    * A reply that fires the task trigger or hands the chat to the team (or no reply at all): one transaction of
    * several statements. A handoff sends the channel's handoff message in place of the engine's text.
    */
@@ -175,7 +181,7 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
         );
       }
-      if (answer.handoff) await recordHandoff(tx, latest, answer.handoff, now);
+      if (answer.handoff) await recordHandoff(deps, tx, latest, answer.handoff, now);
       return true;
     });
   }

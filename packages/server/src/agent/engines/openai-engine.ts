@@ -15,6 +15,7 @@ import { redactSecrets } from '../../lib/redact.ts';
 import { isForbiddenLiteral } from '../../webhooks/url-guard.ts';
 import { voiceMessageNote } from '../agent-texts.ts';
 import { AgentEngineError, type AgentAnswer, type AgentEngine, type AgentMessage, type AgentTurn } from '../engine.ts';
+import type { GivenPassage } from '@parley/contracts';
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** Pauses before the 2nd and 3rd attempt of a request; a `Retry-After` up to MAX_RETRY_AFTER_MS is honored. */
@@ -289,40 +290,7 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
     const headers = { ...auth, 'content-type': 'application/json' };
     const complete = async (body: object) => completionMessage(await send(url, JSON.stringify(body), headers, timeoutMs), url.pathname);
 
-    const first = await complete({ model: engine.model, messages, tools: TOOLS });
-    const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
-    const handOff = first.tool_calls.find((tool) => tool.function.name === 'hand_off');
-    if (handOff) {
-      // The channel's handoff message is the reply: no second request (a task completed with it still fires).
-      const taskComplete = call ? { summary: stringArgument(call.function.arguments, 'summary') } : null;
-      return { text: null, taskComplete, handoff: { reason: 'model', note: stringArgument(handOff.function.arguments, 'reason') }, passages: given };
-    }
-    if (!call) {
-      const text = nonEmpty(first.content);
-      // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
-      if (text === null) throw new AgentEngineError(`${url.pathname}: the model answered with no text`);
-      return { text, taskComplete: null, passages: given };
-    }
-
-    const summary = stringArgument(call.function.arguments, 'summary');
-    // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
-    const followUp = await complete({
-      model: engine.model,
-      messages: [
-        ...messages,
-        { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
-        ...first.tool_calls.map(
-          (tool): ChatMessage => ({
-            role: 'tool',
-            tool_call_id: tool.id,
-            content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
-          }),
-        ),
-      ],
-      tools: TOOLS,
-      tool_choice: 'none',
-    });
-    return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary }, passages: given };
+    return answerWithTools((body) => complete({ model: engine.model, ...body }), url.pathname, messages, given);
   }
 
   return {
@@ -338,6 +306,51 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
       }
     },
   };
+}
+
+/**
+ * The model's answer with its tools: `hand_off` hands the chat over (the channel's handoff message is the reply, no
+ * second request; a `complete_task` in the same answer still fires); `complete_task` fires the trigger and the model
+ * is asked once more for the reply, with no tool; otherwise its text is the reply.
+ */
+async function answerWithTools(
+  complete: (body: object) => Promise<CompletionMessage>,
+  path: string,
+  messages: ChatMessage[],
+  given: GivenPassage[],
+): Promise<AgentAnswer> {
+  const first = await complete({ messages, tools: TOOLS });
+  const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
+  const handOff = first.tool_calls.find((tool) => tool.function.name === 'hand_off');
+  if (handOff) {
+    const taskComplete = call ? { summary: stringArgument(call.function.arguments, 'summary') } : null;
+    return { text: null, taskComplete, handoff: { reason: 'model', note: stringArgument(handOff.function.arguments, 'reason') }, passages: given };
+  }
+  if (!call) {
+    const text = nonEmpty(first.content);
+    // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
+    if (text === null) throw new AgentEngineError(`${path}: the model answered with no text`);
+    return { text, taskComplete: null, passages: given };
+  }
+
+  const summary = stringArgument(call.function.arguments, 'summary');
+  // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
+  const followUp = await complete({
+    messages: [
+      ...messages,
+      { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
+      ...first.tool_calls.map(
+        (tool): ChatMessage => ({
+          role: 'tool',
+          tool_call_id: tool.id,
+          content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
+        }),
+      ),
+    ],
+    tools: TOOLS,
+    tool_choice: 'none',
+  });
+  return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary }, passages: given };
 }
 
 function nonEmpty(text: string | null | undefined): string | null {
