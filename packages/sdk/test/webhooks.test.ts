@@ -234,6 +234,10 @@ describe('webhook receiver', () => {
       assert.deepEqual(texts, ['seen live', 'missed']);
       assert.equal(live.messages[1]?.context.source, 'feed');
       await assert.rejects(live.receiver.process({ event: 'new_messages' }), /Invalid event/);
+      // The feed's own event (never a webhook) is passed over: a replay loop goes on past it.
+      const handedOff = { event: 'chat_handed_off', chat: { id: 'c', name: 'n', uniqueId: 'u', channelName: 'custom' }, reason: 'model', timestamp: new Date().toISOString() };
+      await live.receiver.process(handedOff);
+      assert.equal(live.all.length, 2);
     } finally {
       await server.close().catch(() => {});
     }

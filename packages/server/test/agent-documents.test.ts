@@ -20,7 +20,7 @@ import { startReceiver, type Receiver } from './support/receiver.ts';
 const COMPLETIONS = '/v1/chat/completions';
 const ANSWER_ONLY =
   'Answer questions about the business only from these passages and the entries above, never from your own knowledge. ' +
-  'When they do not cover the question, do not guess: tell the customer you will pass the question to the team.';
+  'When they do not cover the question, do not guess: call the hand_off tool.';
 const SETTLE_MS = 60_000;
 
 type User = Awaited<ReturnType<TestApp['createConsoleUser']>>;

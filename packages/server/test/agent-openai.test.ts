@@ -137,13 +137,17 @@ describe('openai-compatible engine', { concurrency: true }, () => {
     const body = bodyOf(request);
     assert.equal(body.model, 'test-model');
     assert.equal(body.tool_choice, undefined, 'the first request lets the model call the tool');
-    assert.equal(body.tools.length, 1);
-    const tool = body.tools[0];
+    assert.equal(body.tools.length, 2, 'complete_task and hand_off');
+    const [tool, handOff] = body.tools;
     assert.equal(tool?.type, 'function');
     assert.equal(tool?.function.name, 'complete_task');
     assert.equal(tool?.function.parameters.type, 'object');
     assert.equal(tool?.function.parameters.properties.summary?.type, 'string');
     assert.deepEqual(tool?.function.parameters.required, ['summary']);
+    assert.equal(handOff?.type, 'function');
+    assert.equal(handOff?.function.name, 'hand_off');
+    assert.equal(handOff?.function.parameters.properties.reason?.type, 'string');
+    assert.deepEqual(handOff?.function.parameters.required, ['reason']);
     assert.equal(body.messages.length, 2);
     const system = body.messages[0];
     assert.equal(system?.role, 'system');
@@ -153,6 +157,7 @@ describe('openai-compatible engine', { concurrency: true }, () => {
       'Be brief.',
       'help the customer book a table',
       'Always answer in this language: en.',
+      'Call the hand_off tool, instead of answering, when the customer asks to talk to a person',
       'Q: What are your opening hours?\nA: We are open from 10:00 to 22:00 every day.',
     ]) {
       assert.ok(prompt.includes(part), `the system prompt has ${JSON.stringify(part)}:\n${prompt}`);

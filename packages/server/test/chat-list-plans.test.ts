@@ -79,6 +79,8 @@ async function seed(): Promise<void> {
   }
   // One chat in ten is assigned to the account's owner (whose member id is the account's id; issue #25).
   await db.execute(sql`UPDATE chats SET assignee_id = ${accountId} WHERE account_id = ${accountId} AND external_chat_id LIKE '%3'`);
+  // One chat in a thousand was handed to the team by the agent (issue #26).
+  await db.execute(sql`UPDATE chats SET needs_human = true WHERE account_id = ${accountId} AND external_chat_id LIKE '%999'`);
   // What autovacuum does after a bulk insert: statistics, and the visibility map that lets index-only scans skip
   // the table.
   await db.execute(sql`VACUUM ANALYZE`);
@@ -227,6 +229,20 @@ describe('the chat list at 100,000 chats: plans', () => {
         assert.equal(scan['Index Name'], index);
       });
     }
+  }
+
+  // The Inbox's `Needs a human` view: the few handed-off chats from their partial index, and counted from it.
+  for (const generic of [false, true]) {
+    test(`chats that need a human: the page is read from chats_account_needs_human_activity_idx${generic ? ' (generic plan)' : ''}`, async () => {
+      const args = await listArguments(createChatsStore(t.database.db), accountId, { limit: 100, needsHuman: true, withAssignee: true });
+      assert.ok(args);
+      const plan = await planOf(listStatement(args.filter, args.page), { generic });
+      const scans = allNodes(plan).filter((node) => node['Node Type'] === 'Seq Scan' && /^chat/.test(node['Relation Name'] ?? ''));
+      assert.deepEqual(scans, [], 'no sequential scan of chats');
+      const scan = pageScan(plan);
+      assert.match(scan['Node Type'], /^Index (Only )?Scan$/);
+      assert.equal(scan['Index Name'], 'chats_account_needs_human_activity_idx');
+    });
   }
 
   for (const [name, query] of [

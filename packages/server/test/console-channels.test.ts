@@ -62,6 +62,8 @@ describe('connect', () => {
       agentEngine: { kind: 'knowledge-base' },
       workingHours: null,
       autoReply: null,
+      handoffMessage: null,
+      handoffAfterFallbacks: 2,
       credentialsSet: false,
       inboundUrl: null,
       verifyToken: null,

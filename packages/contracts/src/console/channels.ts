@@ -163,6 +163,10 @@ export type WidgetSettingsView = Static<typeof WidgetSettingsView>;
 
 export const CHANNEL_NAME_MAX = 100;
 export const AUTO_REPLY_MAX = 2000;
+export const HANDOFF_MESSAGE_MAX = 2000;
+/** The knowledge-base engine hands a chat to the team instead of its n-th fallback in a row (0: never). */
+export const HANDOFF_AFTER_FALLBACKS_DEFAULT = 2;
+export const HANDOFF_AFTER_FALLBACKS_MAX = 10;
 
 function optional<T extends TProperties>(properties: T) {
   return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])) as {
@@ -182,6 +186,18 @@ const editable = {
   agentEngine: AgentEngineInput,
   workingHours: nullable(WorkingHours),
   autoReply: nullable(Type.String({ minLength: 1, maxLength: AUTO_REPLY_MAX })),
+  handoffMessage: nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: HANDOFF_MESSAGE_MAX,
+      description: "sent when the agent hands a chat to the team; null: a default sentence in the channel's aiLang",
+    }),
+  ),
+  handoffAfterFallbacks: Type.Integer({
+    minimum: 0,
+    maximum: HANDOFF_AFTER_FALLBACKS_MAX,
+    description: `knowledge-base engine: a fallback that would be the n-th in a row hands the chat to the team instead; 0: never (default ${HANDOFF_AFTER_FALLBACKS_DEFAULT})`,
+  }),
 };
 
 const { name, ...rest } = editable;
@@ -226,6 +242,8 @@ export const Channel = object({
   agentEngine: AgentEngineView,
   workingHours: nullable(WorkingHours),
   autoReply: nullable(Type.String()),
+  handoffMessage: nullable(Type.String({ description: "sent when the agent hands a chat to the team; null: a default sentence in the channel's aiLang" })),
+  handoffAfterFallbacks: Type.Integer({ description: 'knowledge-base engine: fallbacks in a row before it hands the chat to the team; 0: never' }),
   credentialsSet: Type.Boolean({ description: 'messenger credentials are stored' }),
   inboundUrl: nullable(
     Type.String({ description: "messenger kinds: where the messenger posts its updates (paste it into Meta's dashboard); null otherwise" }),

@@ -44,12 +44,15 @@ const ChatParams = object({ chatId: Type.String({ minLength: 1, maxLength: 200 }
 export const Assignee = nullable(object({ id: Type.String(), name: Type.String() }));
 export type Assignee = Static<typeof Assignee>;
 
-/** A chat of the Inbox's list: the public chat object plus its assignee. */
-export const InboxListChat = object({ ...Chat.properties, assignee: Assignee });
+/** The agent handed the chat to the team and no member has replied or resumed the agent since. */
+const NeedsHuman = Type.Boolean({ description: 'the agent handed the chat to the team; cleared by a team reply or by resuming the agent' });
+
+/** A chat of the Inbox's list: the public chat object plus its assignee and whether it needs a human. */
+export const InboxListChat = object({ ...Chat.properties, assignee: Assignee, needsHuman: NeedsHuman });
 export type InboxListChat = Static<typeof InboxListChat>;
 
-/** A chat as the Inbox shows it: the public chat object plus its assignee and whether the customer is banned. */
-export const InboxChat = object({ ...Chat.properties, assignee: Assignee, banned: Type.Boolean() });
+/** A chat as the Inbox shows it: the public chat object plus its assignee, whether it needs a human and whether the customer is banned. */
+export const InboxChat = object({ ...Chat.properties, assignee: Assignee, needsHuman: NeedsHuman, banned: Type.Boolean() });
 export type InboxChat = Static<typeof InboxChat>;
 
 /** `assignee` of the Inbox's list: `me`, `none` (unassigned) or a member's id. */
@@ -84,6 +87,7 @@ export const inboxRoutes = {
         assignee: Type.Optional(
           Type.String({ pattern: ASSIGNEE_FILTER_PATTERN, description: '`me`: chats assigned to the caller; `none`: unassigned ones; or a member id' }),
         ),
+        needsHuman: Type.Optional(Type.Boolean({ description: '`true` selects only chats the agent handed to the team (`needsHuman: true`)' })),
       }),
       response: { 200: object({ chats: Type.Array(InboxListChat), count: Type.Integer() }), ...ConsoleErrors },
     },

@@ -13,7 +13,12 @@ export const Overview = object({
   agentReplies: object({
     answered: Type.Integer({ description: 'agent replies with an answer (knowledge base, model or greeting)' }),
     fellBack: Type.Integer({ description: "agent replies that were the engine's fallback sentence" }),
+    handedOff: Type.Integer({ description: 'chats the agent handed to the team (its handoff message)' }),
   }),
+  /** The agent's replies per UTC day of the window, oldest first (days without replies included, with 0). */
+  agentRepliesPerDay: Type.Array(
+    object({ date: Type.String({ description: 'YYYY-MM-DD (UTC)' }), answered: Type.Integer(), fellBack: Type.Integer(), handedOff: Type.Integer() }),
+  ),
   corrections: Type.Integer({ description: 'knowledge-base entries made from corrected replies in the window' }),
   tasksDone: Type.Integer({ description: 'chats whose task is done (all time)' }),
   chats: Type.Integer({ description: 'chats of the account (all time)' }),
@@ -26,7 +31,7 @@ export const overviewRoutes = {
     url: '/overview/',
     operationId: 'getOverview',
     role: 'agent',
-    summary: 'Conversations per day, answered vs fell back, corrections, tasks done',
+    summary: 'Conversations per day, answered / fell back / handed off per day, corrections, tasks done',
     tags: ['Overview'],
     schema: {
       querystring: object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: OVERVIEW_DAYS_MAX, default: 14 })) }),

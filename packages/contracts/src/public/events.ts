@@ -1,10 +1,11 @@
 // The event feed (issue #18): the account's webhook events in commit order, so a receiver that was down can
-// catch up on what it missed. Payloads are exactly the webhook bodies (webhooks/events.ts).
+// catch up on what it missed. Payloads are exactly the webhook bodies (webhooks/events.ts), plus `chat_handed_off`,
+// which only the feed has.
 import { Type, type Static } from 'typebox';
 import { ErrorBody } from '../errors.ts';
 import { route } from '../route.ts';
 import { nullable, object, Timestamp } from '../schema.ts';
-import { DialogStatusChangedEvent, NewMessagesEvent, TaskTriggerEvent } from '../webhooks/events.ts';
+import { ChatHandedOffEvent, DialogStatusChangedEvent, NewMessagesEvent, TaskTriggerEvent } from '../webhooks/events.ts';
 import { AuthErrors } from './chats.ts';
 
 /** Opaque position in the feed: `<transaction id>.<event id>` written in base64url. */
@@ -30,8 +31,9 @@ export const FeedEvent = object({
   cursor: Type.String({ description: 'Position of this event: pass it as `after` to read the events committed after it' }),
   channelId: Type.String({ description: 'Channel whose webhook receives the event' }),
   createdAt: Timestamp,
-  payload: Type.Union([NewMessagesEvent, TaskTriggerEvent, DialogStatusChangedEvent], {
-    description: 'The webhook body, exactly as the channel\'s webhook receives it',
+  payload: Type.Union([NewMessagesEvent, TaskTriggerEvent, DialogStatusChangedEvent, ChatHandedOffEvent], {
+    description:
+      "The webhook body, exactly as the channel's webhook receives it; or `chat_handed_off` (the agent handed the chat to the team), which is in the feed only and never sent to a webhook",
   }),
 });
 export type FeedEvent = Static<typeof FeedEvent>;
@@ -54,6 +56,7 @@ export const eventRoutes = {
     description:
       'Every event of every channel of the account (also of channels without a webhook URL), in the order their ' +
       'changes committed, with a stable cursor: paging with `after` never skips an event nor returns one twice. ' +
+      'Besides the webhook events it has `chat_handed_off` (`reason`: `model`, `customer_request` or `fallbacks`), which no webhook gets. ' +
       'Events are kept at least for the delivery retention period (7 days by default).',
     tags: ['Events'],
     scope: 'events:read',

@@ -89,6 +89,25 @@ export type DialogStatusChangedEvent = Static<typeof DialogStatusChangedEvent>;
 
 export type WebhookEvent = NewMessagesEvent | TaskTriggerEvent | DialogStatusChangedEvent;
 
+/** Why the agent handed a chat to the team: the model's `hand_off` tool, the customer asked for a person, fallbacks in a row. */
+export const HANDOFF_REASONS = ['model', 'customer_request', 'fallbacks'] as const;
+export type HandoffReason = (typeof HANDOFF_REASONS)[number];
+
+/**
+ * The agent handed a chat to the team (DESIGN.md, Handoff to the team). In the event feed and the console's live
+ * stream only: never sent to a webhook (webhooks stay the spec's three events).
+ */
+export const ChatHandedOffEvent = object({
+  event: Type.Literal('chat_handed_off'),
+  chat: WebhookChat,
+  reason: stringEnum(HANDOFF_REASONS),
+  timestamp: Timestamp,
+});
+export type ChatHandedOffEvent = Static<typeof ChatHandedOffEvent>;
+
+/** What the event feed holds: the webhook events and the feed's own (never delivered to a webhook). */
+export type FeedEventPayload = WebhookEvent | ChatHandedOffEvent;
+
 const WEBHOOK_HEADERS = [
   { name: 'User-Agent', description: 'Always `API-Gate-Webhook/1.0`', schema: Type.String({ example: 'API-Gate-Webhook/1.0' }) },
   {

@@ -109,9 +109,11 @@ export class WebhookReceiver {
   /**
    * Handles an event that did not come as a webhook (e.g. `for await (const e of client.events.iterate(...))
    * await receiver.process(e.payload)`), with the same validation, deduplication and callbacks. Resolves when
-   * the callbacks have run; rejects on an invalid event.
+   * the callbacks have run; rejects on an invalid event. The feed's own events, which no webhook gets
+   * (`chat_handed_off`), are passed over, so a replay loop goes on past them.
    */
   async process(payload: unknown): Promise<void> {
+    if (isFeedOnlyEvent(payload)) return;
     const result = await this.#accept(payload, { deliveryId: undefined, source: 'feed' });
     if (result.status !== 200) throw new TypeError('message' in result.body ? result.body.message : 'Invalid event');
     await result.dispatch();
@@ -185,4 +187,9 @@ export function invalidEvent(payload: unknown): string | undefined {
 /** A receiver with these options (see WebhookReceiverOptions). */
 export function createWebhookReceiver(options: WebhookReceiverOptions = {}): WebhookReceiver {
   return new WebhookReceiver(options);
+}
+
+/** An event of the feed that is not a webhook event (`chat_handed_off`: the agent handed a chat to the team). */
+function isFeedOnlyEvent(payload: unknown): boolean {
+  return typeof payload === 'object' && payload !== null && (payload as { event?: unknown }).event === 'chat_handed_off';
 }

@@ -2,29 +2,29 @@
 // When a customer message is stored, `planFor` decides in the same transaction: the agent answers (the message
 // waits for it and a reply job keyed by the chat is queued: one reply at a time per chat, in order), the
 // auto-reply goes out (outside working hours, once per off-hours period), or it stays silent. The reply job
-// asks the channel's engine outside any transaction, then stores the reply, its new_messages event and, when
-// the task is complete, task_trigger and the status change, in one transaction.
+// asks the channel's engine outside any transaction (unless the customer asks for a person), then stores the reply,
+// its new_messages event and, when the task is complete, task_trigger and the status change, and when the agent
+// hands the chat to the team, the pause, needsHuman and chat_handed_off, in one transaction (agent-writes.ts).
 import type { ChatsServiceDeps } from '../chats/chats-service.ts';
-import { recordTaskStatus, settingsOf } from '../chats/chats-service.ts';
 import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
 import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { Database, Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
-import { recordEvent, type EventsCommitted } from '../events/outbox.ts';
+import type { EventsCommitted } from '../events/outbox.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
-import { newId } from '../lib/ids.ts';
 import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
-import { recordNewMessage } from '../messages/message-events.ts';
 import type { MessageRow, MessagesStore } from '../messages/messages-store.ts';
-import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
+import type { NotesStore } from '../messages/notes-store.ts';
 import type { AgentStore } from './agent-store.ts';
 import type { ReplyStore } from './reply-store.ts';
-import { AgentEngineError, type AgentAnswer, type AgentChannel, type AgentEngine, type AgentMessage } from './engine.ts';
+import { createAgentWrites, handoffMessageOf } from './agent-writes.ts';
+import { asksForPerson } from './handoff/person-request.ts';
+import { AgentEngineError, type AgentAnswer, type AgentChannel, type AgentTurn, type AgentEngine, type AgentMessage } from './engine.ts';
 import { autoReplyDue, isOpen } from './working-hours.ts';
-import { isMessengerKind, type AgentFailure } from '@parley/contracts';
+import type { AgentFailure } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 
 /** Messages before the waiting ones that the engine gets as context. */
@@ -53,6 +53,8 @@ export interface AgentServiceDeps {
   metrics?: Pick<AppMetrics, 'agentReply'>;
   /** Told when the reply job starts and stops preparing a reply (the chat widget's typing indicator). */
   replying?: (chat: ChatRow, replying: boolean) => void;
+  /** The model's reason for a handoff is kept as a private note of the chat (messages/notes-store.ts). */
+  notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */
@@ -66,21 +68,48 @@ function agentChannel(channel: ChannelRow): AgentChannel {
     knowledgeBaseId: channel.knowledgeBaseId,
     engine: channel.agentEngine,
     apiKey: channel.agentApiKey,
+    handoffAfterFallbacks: channel.handoffAfterFallbacks,
   };
 }
 
 function toAgentMessage(row: MessageRow): AgentMessage {
-  return { role: row.role === 'user' ? 'user' : 'assistant', text: row.text, attachments: row.attachments };
+  const message: AgentMessage = { role: row.role === 'user' ? 'user' : 'assistant', text: row.text, attachments: row.attachments };
+  if (row.origin === 'agent') message.agentReply = row.handoff ? 'handoff' : row.fallback ? 'fallback' : 'answered';
+  return message;
+}
+
+/** The outcome of a reply as `parley_agent_replies_total` counts it. */
+function outcomeOf(answer: AgentAnswer): 'answered' | 'fallback' | 'handoff' {
+  return answer.handoff ? 'handoff' : answer.fallback ? 'fallback' : 'answered';
+}
+
+/**
+ * The engine's answer to a turn, unless the customer asks for a person (DESIGN.md, Handoff to the team: phrases in
+ * the channel's language, both engines, before every other rule): then the chat is handed over without asking it.
+ */
+async function answerOf(engine: AgentEngine, turn: AgentTurn): Promise<AgentAnswer> {
+  const asked = turn.pending.some((message) => asksForPerson(message.text, turn.channel.settings.aiLang));
+  if (asked) return { text: null, taskComplete: null, handoff: { reason: 'customer_request' } };
+  return engine.answer(turn);
 }
 
 export const replyJobKey = (chatId: string) => `agent.reply:${chatId}`;
 
 export function createAgentService(deps: AgentServiceDeps) {
-  const { db, clock, logger, queue, engines, agentStore, replyStore, messagesStore, chatsStore, channelsStore } = deps;
+  const { db, clock, queue, engines, agentStore, replyStore, channelsStore } = deps;
   const eventsCommitted = deps.eventsCommitted ?? (() => {});
   const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
   const metrics = deps.metrics ?? NO_METRICS;
   const replying = deps.replying ?? (() => {});
+  const { sendAutoReply, giveUp, writeReply, writeReplyStepByStep } = createAgentWrites(deps);
+
+  /** Writes the engine's answer: in one statement when it is a plain reply, else step by step. Whether it was sent. */
+  async function write(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
+    if (answer.taskComplete === null && answer.text !== null && !answer.handoff) {
+      return writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false);
+    }
+    return writeReplyStepByStep(channel, chat, waiting, answer);
+  }
 
   /**
    * The plan for a customer message of the channel at `at` before its chat is known: `answer` (unless the chat is
@@ -98,117 +127,6 @@ export function createAgentService(deps: AgentServiceDeps) {
     const plan = channelPlan(channel, at);
     if (plan !== 'autoReply') return plan;
     return channel.workingHours !== null && autoReplyDue(channel.workingHours, chat.autoReplyAt, at) ? 'autoReply' : 'silent';
-  }
-
-  /** The off-hours auto-reply, delivered to the customer like any reply (not an agent reply: it cannot be rated). */
-  async function sendAutoReply(tx: Executor, channel: ChannelRow, chat: ChatRow, at: Date): Promise<void> {
-    const text = channel.autoReply ?? '';
-    const message = await messagesStore(tx).insert({
-      id: newId(),
-      accountId: chat.accountId,
-      chatId: chat.id,
-      role: 'assistant',
-      origin: 'auto',
-      senderName: null,
-      text,
-      createdAt: at,
-    });
-    if (!message) throw new Error('auto-reply was not stored');
-    const touched = await messagesStore(tx).touchChat(chat.id, { text, at, unread: false });
-    await agentStore(tx).markAutoReplied(chat.id, at);
-    await recordNewMessage(tx, channelsStore, touched, message, at);
-    await customerDelivery.enqueue(tx, touched, message);
-  }
-
-  /** Records the engine's failure and leaves the chat to the team (the messages stop waiting). */
-  async function giveUp(chat: ChatRow, waiting: MessageRow[], error: Error): Promise<void> {
-    logger.warn({ chatId: chat.id, channelId: chat.channelId, err: error.message }, 'agent reply failed; the chat is left for the team');
-    await db.transaction(async (tx) => {
-      await agentStore(tx).settle(waiting.map((message) => message.id));
-      await agentStore(tx).insertFailure({
-        id: newId(),
-        accountId: chat.accountId,
-        channelId: chat.channelId,
-        chatId: chat.id,
-        error: error.message.slice(0, 2000),
-        createdAt: clock.now(),
-      });
-    });
-  }
-
-  /** A reply without a task trigger, in one statement (reply-store.ts). Whether it was stored. */
-  async function writeReply(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], text: string, fallback: boolean): Promise<boolean> {
-    const at = clock.now();
-    const messageId = newId();
-    const toCustomer = isMessengerKind(chat.channelKind) && text.length > 0;
-    const written = await replyStore.write({
-      accountId: chat.accountId,
-      chatId: chat.id,
-      waitingIds: waiting.map((message) => message.id),
-      messageId,
-      text,
-      fallback,
-      at,
-      webhookMessage: webhookMessage({ id: messageId, role: 'assistant', senderName: null, text, attachments: [], createdAt: at }),
-      settings: { ...DEFAULT_SETTINGS, ...channel.settings },
-      eventId: newId(),
-      deliveryId: newId(),
-      send: toCustomer ? { id: newId(), jobId: newId() } : null,
-    });
-    return written !== undefined;
-  }
-
-  /** A reply that fires the task trigger (or no reply at all): one transaction of several statements. */
-  async function writeReplyStepByStep(accountId: string, chatId: string, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
-    return db.transaction(async (tx) => {
-      const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
-      if (settled.length === 0) return false; // another run answered them
-      // Locked before the time is read: the reply, the trigger and a status change share a time in commit order.
-      const current = await chatsStore(tx).lockForUpdate(accountId, chatId);
-      // Paused or banned while the engine was thinking: the reply is dropped.
-      if (!current || current.paused || current.banned) return false;
-      const now = clock.now();
-      let latest = current;
-      if (answer.text !== null) {
-        const message = await messagesStore(tx).insert({
-          id: newId(),
-          accountId,
-          chatId,
-          role: 'assistant',
-          origin: 'agent',
-          senderName: null,
-          text: answer.text,
-          fallback: answer.fallback ?? false,
-          createdAt: now,
-        });
-        if (!message) throw new Error('agent reply was not stored');
-        latest = await messagesStore(tx).touchChat(chatId, { text: answer.text, at: now, unread: false });
-        await recordNewMessage(tx, channelsStore, latest, message, now);
-        await customerDelivery.enqueue(tx, latest, message);
-      }
-      if (answer.taskComplete) {
-        const last = waiting.at(-1) as MessageRow;
-        await recordEvent(tx, {
-          accountId,
-          channelId: latest.channelId,
-          chatId,
-          payload: {
-            event: 'task_trigger',
-            chat: webhookChat(latest),
-            message: webhookMessage(last),
-            summary: answer.taskComplete.summary,
-            settings: await settingsOf(tx, channelsStore, latest),
-            timestamp: now.toISOString(),
-          },
-        });
-        await recordTaskStatus(
-          tx,
-          { chatsStore, channelsStore, crmSync: deps.crmSync },
-          { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
-        );
-      }
-      return true;
-    });
   }
 
   return {
@@ -244,7 +162,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       try {
         let answer;
         try {
-          answer = await engine.answer({
+          answer = await answerOf(engine, {
             accountId,
             channel: agentChannel(channel),
             history: history.map(toAgentMessage),
@@ -257,11 +175,9 @@ export function createAgentService(deps: AgentServiceDeps) {
           metrics.agentReply(channel.agentEngine.kind, 'failed', seconds());
           return;
         }
-        const sent = answer.taskComplete === null && answer.text !== null
-          ? await writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false)
-          : await writeReplyStepByStep(accountId, chatId, waiting, answer);
+        const sent = await write(channel, chat, waiting, answer);
         if (sent) {
-          metrics.agentReply(channel.agentEngine.kind, answer.fallback ? 'fallback' : 'answered', seconds());
+          metrics.agentReply(channel.agentEngine.kind, outcomeOf(answer), seconds());
           eventsCommitted();
           customerDelivery.wake();
           if (deps.crmSync) queue.wake();
@@ -276,7 +192,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       const channel = await channelsStore(db).find(accountId, channelId);
       if (!channel) throw Errors.channelNotFound();
       try {
-        const answer = await engines[channel.agentEngine.kind].answer({
+        const answer = await answerOf(engines[channel.agentEngine.kind], {
           accountId,
           channel: agentChannel(channel),
           history: [],
@@ -284,7 +200,7 @@ export function createAgentService(deps: AgentServiceDeps) {
           firstMessage: true,
         });
         return {
-          reply: answer.text,
+          reply: answer.handoff ? handoffMessageOf(channel) : answer.text,
           taskComplete: answer.taskComplete !== null,
           summary: answer.taskComplete?.summary ?? null,
           passages: answer.passages ?? [],

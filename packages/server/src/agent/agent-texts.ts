@@ -10,6 +10,16 @@ const FALLBACK = new Map<string, string>([
   ['pt', 'Obrigado pela sua mensagem. Ainda não tenho uma resposta para isso; alguém da nossa equipe vai responder.'],
 ]);
 
+const HANDOFF = new Map<string, string>([
+  ['en', 'I am passing your conversation to a member of our team; they will reply here as soon as they can.'],
+  ['ru', 'Я передаю ваш разговор сотруднику нашей команды; он ответит здесь, как только сможет.'],
+  ['de', 'Ich gebe Ihr Gespräch an jemanden aus unserem Team weiter; Sie erhalten hier so bald wie möglich eine Antwort.'],
+  ['fr', "Je transmets votre conversation à un membre de notre équipe ; il vous répondra ici dès que possible."],
+  ['es', 'Paso su conversación a una persona de nuestro equipo; le responderá aquí lo antes posible.'],
+  ['it', 'Passo la conversazione a un membro del nostro team; le risponderà qui appena possibile.'],
+  ['pt', 'Estou passando sua conversa para alguém da nossa equipe; a resposta virá aqui assim que possível.'],
+]);
+
 const VOICE_NOTE = new Map<string, string>([
   ['en', '[The customer sent a voice message, which cannot be listened to here.]'],
   ['ru', '[Клиент отправил голосовое сообщение, которое здесь нельзя прослушать.]'],
@@ -23,6 +33,11 @@ function pick(texts: Map<string, string>, aiLang: string): string {
 /** What the knowledge-base agent says when nothing in the base answers the customer. */
 export function fallbackText(aiLang: string): string {
   return pick(FALLBACK, aiLang);
+}
+
+/** What the agent says when it hands a chat to the team and the channel has no handoff message of its own. */
+export function handoffText(aiLang: string): string {
+  return pick(HANDOFF, aiLang);
 }
 
 /** Put in place of a voice message for a model that is not given a transcription. */

@@ -1,12 +1,14 @@
 // The one interface every agent engine implements (DESIGN.md, Agent engines): given a chat's recent messages and
 // the customer's messages waiting for an answer, say what to reply and whether the task is complete.
-import type { AgentSettings, GivenPassage } from '@parley/contracts';
+import type { AgentSettings, GivenPassage, HandoffReason } from '@parley/contracts';
 import type { StoredAgentEngine, StoredAttachment } from '../db/schema.ts';
 
 export interface AgentMessage {
   role: 'user' | 'assistant';
   text: string;
   attachments: StoredAttachment[];
+  /** For the agent's own replies: what it was (the knowledge-base engine counts fallbacks in a row). */
+  agentReply?: 'answered' | 'fallback' | 'handoff';
 }
 
 export interface AgentChannel {
@@ -15,6 +17,8 @@ export interface AgentChannel {
   engine: StoredAgentEngine;
   /** The openai-compatible engine's API key (never shown, never logged). */
   apiKey: string | null;
+  /** The knowledge-base engine hands off instead of its n-th fallback in a row; 0: never. */
+  handoffAfterFallbacks: number;
 }
 
 export interface AgentTurn {
@@ -35,6 +39,11 @@ export interface AgentAnswer {
   taskComplete: { summary: string | null } | null;
   /** The engine had no answer and sent its fallback sentence (counted in the console's overview). */
   fallback?: boolean;
+  /**
+   * The agent hands the chat to the team (DESIGN.md, Handoff to the team): the channel's handoff message is sent
+   * instead of `text`, and the chat is paused and needs a human. `note`: the model's reason, for the team.
+   */
+  handoff?: { reason: HandoffReason; note?: string | null };
   /** The document passages the model was given with the question (the console's `Try the agent` shows them). */
   passages?: GivenPassage[];
 }

@@ -8,6 +8,7 @@ import type { EventsCommitted } from '../events/outbox.ts';
 import { registerAgentRoutes } from '../http/console/agent-routes.ts';
 import type { createKnowledgeModule } from '../knowledge/module.ts';
 import { createMessagesStore } from '../messages/messages-store.ts';
+import { createNotesStore } from '../messages/notes-store.ts';
 import type { CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { FeatureModule } from '../module.ts';
 import { notifyWidgetTyping } from '../channels/widget/typing.ts';
@@ -44,6 +45,7 @@ export function createAgentModule(core: Core, { knowledge, customerDelivery, eve
     crmSync,
     metrics: core.metrics,
     replying: notifyWidgetTyping(core),
+    notesStore: createNotesStore,
   });
   core.jobs.handle('agent.reply', (payload) => agent.reply(payload));
   return { agent, consoleRoutes: (api) => registerAgentRoutes(api, agent) } satisfies FeatureModule & Record<string, unknown>;

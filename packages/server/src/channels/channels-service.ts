@@ -111,6 +111,8 @@ export function toChannelView(row: ChannelRow, publicUrl: string): Channel {
         : { kind: 'knowledge-base', ...(engine.answerThreshold !== undefined ? { answerThreshold: engine.answerThreshold } : {}) },
     workingHours: row.workingHours,
     autoReply: row.autoReply,
+    handoffMessage: row.handoffMessage,
+    handoffAfterFallbacks: row.handoffAfterFallbacks,
     credentialsSet: row.credentials !== null,
     inboundUrl: messenger ? inboundUrl(publicUrl, row.kind, row.id) : null,
     // Not a secret with any power: Meta only sends it back on its GET check, and the owner must type the same
@@ -220,6 +222,8 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
     if (body.agentEngine !== undefined) Object.assign(changes, engineChanges(body.agentEngine, previous));
     if (body.workingHours !== undefined) changes.workingHours = body.workingHours;
     if (body.autoReply !== undefined) changes.autoReply = body.autoReply;
+    if (body.handoffMessage !== undefined) changes.handoffMessage = body.handoffMessage;
+    if (body.handoffAfterFallbacks !== undefined) changes.handoffAfterFallbacks = body.handoffAfterFallbacks;
     if (body.credentials !== undefined) changes.credentials = body.credentials;
     if (body.widget !== undefined) Object.assign(changes, widgetChanges(body.widget, previous));
     return changes;

@@ -51,7 +51,7 @@ export interface ListArguments {
 export async function listArguments(
   store: Pick<ChatsStore, 'findTags'>,
   accountId: string,
-  query: ListChatsQuery & { unread?: boolean; assigneeId?: string | null; withAssignee?: boolean },
+  query: ListChatsQuery & { unread?: boolean; needsHuman?: boolean; assigneeId?: string | null; withAssignee?: boolean },
 ): Promise<ListArguments | undefined> {
   const names = [...new Set(parseTagFilter(query.tag))];
   const tags = names.length > 0 ? await store.findTags(accountId, names) : [];
@@ -64,6 +64,7 @@ export async function listArguments(
     channelId: query.channelId,
     taskDone: query.complitedTask,
     ...(query.unread ? { unread: true } : {}),
+    ...(query.needsHuman ? { needsHuman: true } : {}),
     ...(query.assigneeId !== undefined ? { assigneeId: query.assigneeId } : {}),
     ...(query.withAssignee ? { withAssignee: true } : {}),
     tagIds: tags.map((tag) => tag.id),
@@ -79,10 +80,15 @@ export async function listArguments(
 async function listCount(store: ChatsStore, { filter, page, tags }: ListArguments, rows: number): Promise<number> {
   if (rows < page.limit && (rows > 0 || page.offset === 0)) return page.offset + rows;
   if (filter.unread && tags.length === 0) return store.countUnread(filter);
-  if (filter.assigneeId !== undefined && tags.length === 0) return store.countFiltered(filter);
+  if ((filter.assigneeId !== undefined || filter.needsHuman) && tags.length === 0) return store.countFiltered(filter);
   if (tags.length === 0) return store.countFromCounters(filter);
   const onlyTags =
-    filter.channelKind === undefined && filter.channelId === undefined && filter.taskDone === undefined && !filter.unread && filter.assigneeId === undefined;
+    filter.channelKind === undefined &&
+    filter.channelId === undefined &&
+    filter.taskDone === undefined &&
+    !filter.unread &&
+    !filter.needsHuman &&
+    filter.assigneeId === undefined;
   if (onlyTags) return Math.min(...tags.map((tag) => tag.chatCount));
   return store.countMatching(filter);
 }
@@ -145,7 +151,7 @@ function chatView(chat: ChatRow, channelName: string | null, userTags: Chat['use
 
 /** A row of the list's statement as the Inbox shows it. */
 function inboxListedChat(row: ChatListRow): InboxListChat {
-  return { ...listedChat(row), assignee: row.assignee ?? null };
+  return { ...listedChat(row), assignee: row.assignee ?? null, needsHuman: row.needs_human ?? false };
 }
 
 /** A row of the list's statement as the public list shows it. */
@@ -206,7 +212,7 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     const channel = await channelsStore(db).find(accountId, chat.channelId);
     const tags = (await store.tagsOf([chat.id])).map(({ id, name }) => ({ tags: { id, name } }));
     const assignee = chat.assigneeId === null ? null : ((await store.memberName(chat.assigneeId)) ?? null);
-    return { ...chatView(chat, channel?.name ?? null, tags), assignee, banned: chat.banned };
+    return { ...chatView(chat, channel?.name ?? null, tags), assignee, needsHuman: chat.needsHuman, banned: chat.banned };
   }
 
   return {
@@ -223,12 +229,12 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     },
 
     /**
-     * The Inbox's list: the public list's filters, `unread`, and `assignee` (`me`: the caller's chats; `none`:
-     * unassigned ones; or a member's id), each chat with its assignee.
+     * The Inbox's list: the public list's filters, `unread`, `needsHuman` and `assignee` (`me`: the caller's chats;
+     * `none`: unassigned ones; or a member's id), each chat with its assignee and whether it needs a human.
      */
     async listInboxChats(
       caller: { accountId: string; memberId: string },
-      query: ListChatsQuery & { unread?: boolean; assignee?: string },
+      query: ListChatsQuery & { unread?: boolean; needsHuman?: boolean; assignee?: string },
     ): Promise<{ chats: InboxListChat[]; count: number }> {
       const { assignee, ...rest } = query;
       const assigneeId = assignee === undefined ? undefined : assignee === 'me' ? caller.memberId : assignee === 'none' ? null : assignee.toLowerCase();
@@ -298,10 +304,15 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
       await store.setBanned(accountId, chat.uniqueId, banned, clock.now());
     },
 
-    /** Console: pause or resume the agent in a chat (the only transitions of `paused`, DESIGN.md). */
+    /**
+     * Console: pause or resume the agent in a chat (with the agent's handoff, the only transitions of `paused`).
+     * Resuming also clears `needsHuman`: the team has taken the chat back from the handoff. Open Inboxes hear it.
+     */
     async setPaused(accountId: string, chatId: string, paused: boolean) {
-      const chat = isUuid(chatId) ? await store.update(accountId, chatId, { paused, updatedAt: clock.now() }) : undefined;
+      const changes: Partial<ChatRow> = paused ? { paused } : { paused, needsHuman: false };
+      const chat = isUuid(chatId) ? await store.update(accountId, chatId, { ...changes, updatedAt: clock.now() }) : undefined;
       if (!chat) throw Errors.consoleChatNotFound();
+      await notifyChatChanged(db, accountId, chatId);
       return { id: chat.id, paused: chat.paused };
     },
 

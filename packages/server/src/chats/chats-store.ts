@@ -13,8 +13,10 @@ export interface ChatListFilter {
   unread?: boolean;
   /** Console only: chats assigned to this member, or (null) to nobody. */
   assigneeId?: string | null;
-  /** Console only: each listed chat with its assignee (`{ id, name }` or null). */
+  /** Console only: each listed chat with its assignee (`{ id, name }` or null) and `needs_human`. */
   withAssignee?: boolean;
+  /** Console only: chats the agent handed to the team (a partial index of their own, migration 0021). */
+  needsHuman?: boolean;
   /**
    * Tags (ids found in the account) every listed chat has. The first one's chats are read newest first from its
    * index and the others checked per chat, so the rarest should come first.
@@ -58,6 +60,8 @@ export interface ChatListRow {
   user_tags: { tags: { id: string; name: string } }[];
   /** With `withAssignee` only. */
   assignee?: { id: string; name: string } | null;
+  /** With `withAssignee` only. */
+  needs_human?: boolean;
 }
 
 /**
@@ -73,6 +77,7 @@ function shapeOf(filter: ChatListFilter): string {
     filter.channelId === undefined ? '' : 'channel',
     filter.taskDone === undefined ? '' : filter.taskDone ? 'done' : 'open',
     filter.unread ? 'unread' : '',
+    filter.needsHuman ? 'human' : '',
     filter.assigneeId === undefined ? '' : filter.assigneeId === null ? 'unassigned' : 'assigned',
     filter.withAssignee ? 'assignee' : '',
   ].join('_');
@@ -90,6 +95,8 @@ function chatFilterSql(filter: ChatListFilter, values: unknown[]): string {
   if (filter.taskDone !== undefined) conditions.push(filter.taskDone ? 'f.task_done' : 'NOT f.task_done');
   // The predicate of chats_account_unread_activity_idx (migration 0009), written the same way.
   if (filter.unread) conditions.push('(f.unread_count > 0 OR f.custom_unread)');
+  // The predicate of chats_account_needs_human_activity_idx (migration 0021).
+  if (filter.needsHuman) conditions.push('f.needs_human');
   // A member's chats come from chats_account_assignee_activity_idx; unassigned ones from the activity index.
   if (filter.assigneeId === null) conditions.push('f.assignee_id IS NULL');
   else if (filter.assigneeId !== undefined) conditions.push(`f.assignee_id = ${param(filter.assigneeId)}`);
@@ -102,6 +109,7 @@ function hasChatFilters(filter: ChatListFilter): boolean {
     filter.channelId !== undefined ||
     filter.taskDone !== undefined ||
     filter.unread === true ||
+    filter.needsHuman === true ||
     filter.assigneeId !== undefined
   );
 }
@@ -148,7 +156,9 @@ function listText(filter: ChatListFilter, values: unknown[]): string {
   return `SELECT c.id, c.unique_id, c.channel_kind, c.channel_id, c.external_chat_id, c.dialog_name, c.last_text,
     c.last_message_at, c.unread_count, c.custom_unread, c.task_done, c.paused, c.is_group, c.email, c.photo_url,
     c.created_at, c.updated_at, ch.name AS channel_name,${
-      filter.withAssignee ? `\n    (SELECT json_build_object('id', m.id, 'name', m.name) FROM members m WHERE m.id = c.assignee_id) AS assignee,` : ''
+      filter.withAssignee
+        ? `\n    c.needs_human, (SELECT json_build_object('id', m.id, 'name', m.name) FROM members m WHERE m.id = c.assignee_id) AS assignee,`
+        : ''
     }
     (SELECT coalesce(json_agg(json_build_object('tags', json_build_object('id', t.id, 'name', t.name)) ORDER BY t.name, t.id), '[]')
        FROM chat_tags x JOIN tags t ON t.id = x.tag_id WHERE x.chat_id = c.id) AS user_tags
@@ -238,7 +248,7 @@ export function createChatsStore(db: Executor) {
       return one(statement('unread', unread, [filter.accountId], (f, values) => `SELECT count(*)::int AS value FROM chats f WHERE ${chatFilterSql(f, values)}`));
     },
 
-    /** Chats matching chat filters without tags (the assignee filter: chat_counts do not count by it), one by one. */
+    /** Chats matching chat filters without tags (assignee, needs a human: chat_counts do not count by them), one by one. */
     async countFiltered(filter: ChatListFilter): Promise<number> {
       const untagged = { ...filter, tagIds: [], withAssignee: false };
       return one(statement('filtered', untagged, [filter.accountId], (f, values) => `SELECT count(*)::int AS value FROM chats f WHERE ${chatFilterSql(f, values)}`));

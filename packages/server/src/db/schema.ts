@@ -278,6 +278,10 @@ export const channels = pgTable(
     credentials: jsonb('credentials').$type<Record<string, string>>(),
     workingHours: jsonb('working_hours').$type<StoredWorkingHours>(),
     autoReply: text('auto_reply'),
+    /** What the agent sends when it hands a chat to the team; null: a default sentence in the channel's aiLang. */
+    handoffMessage: text('handoff_message'),
+    /** The knowledge-base engine hands off instead of its n-th fallback in a row; 0: never. */
+    handoffAfterFallbacks: integer('handoff_after_fallbacks').notNull().default(2),
     /** The messenger connector's last error (a refused send, a failed download), shown in the console. */
     connectorError: text('connector_error'),
     connectorErrorAt: timestamp('connector_error_at', { withTimezone: true, precision: 3 }),
@@ -331,6 +335,8 @@ export const chats = pgTable(
     /** Task status: true = done (`isTriggered`). */
     taskDone: boolean('task_done').notNull().default(false),
     paused: boolean('paused').notNull().default(false),
+    /** The agent handed the chat to the team and no member has replied or resumed it since (Inbox `Needs a human`). */
+    needsHuman: boolean('needs_human').notNull().default(false),
     /** When the auto-reply was last sent: it goes once per off-hours period. */
     autoReplyAt: timestamp('auto_reply_at', { withTimezone: true, precision: 3 }),
     banned: boolean('banned').notNull().default(false),
@@ -361,6 +367,10 @@ export const chats = pgTable(
     index('chats_account_assignee_activity_idx')
       .on(t.accountId, t.assigneeId, t.lastMessageAt.desc(), t.id.desc())
       .where(sql`${t.assigneeId} is not null`),
+    // The Inbox's `Needs a human` view (migration 0021).
+    index('chats_account_needs_human_activity_idx')
+      .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
+      .where(sql`${t.needsHuman}`),
   ],
 );
 
@@ -507,6 +517,8 @@ export const messages = pgTable(
     awaitingAgent: boolean('awaiting_agent').notNull().default(false),
     /** An agent reply that was the engine's fallback sentence (no answer found): the overview's "fell back". */
     fallback: boolean('fallback').notNull().default(false),
+    /** An agent reply that handed the chat to the team (the handoff message): the overview's "handed off". */
+    handoff: boolean('handoff').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -534,6 +546,7 @@ export const overviewDays = pgTable(
     conversations: integer('conversations').notNull().default(0),
     answered: integer('answered').notNull().default(0),
     fellBack: integer('fell_back').notNull().default(0),
+    handedOff: integer('handed_off').notNull().default(0),
     corrections: integer('corrections').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.day, t.shard] })],
@@ -551,7 +564,7 @@ export const events = pgTable(
       .notNull()
       .references(() => channels.id, { onDelete: 'cascade' }),
     chatId: uuid('chat_id'),
-    /** new_messages | task_trigger | dialog_status_changed */
+    /** new_messages | task_trigger | dialog_status_changed (webhooks and the feed) | chat_handed_off (the feed only) */
     kind: text('kind').notNull(),
     payload: jsonb('payload').notNull(),
     createdAt: createdAt(),

@@ -2,7 +2,7 @@
 // it (`xid`, a column default), and only events of transactions older than the reader's snapshot xmin are read.
 // Every such transaction has ended, so no event can later appear before the last one returned: a reader paging by
 // (xid, id) never skips an event that committed late. A long open transaction delays the feed, never loses from it.
-import type { WebhookEvent } from '@parley/contracts';
+import type { FeedEventPayload } from '@parley/contracts';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.ts';
 
@@ -15,7 +15,7 @@ export interface FeedPosition {
 export interface FeedRow extends FeedPosition {
   channelId: string;
   createdAt: Date;
-  payload: WebhookEvent;
+  payload: FeedEventPayload;
 }
 
 export function createFeedStore(db: Executor) {
@@ -23,7 +23,7 @@ export function createFeedStore(db: Executor) {
     /** Up to `limit` events of the account after `after` (exclusive), oldest commit first. */
     async after(accountId: string, after: FeedPosition | undefined, limit: number): Promise<FeedRow[]> {
       // `xid_text`, not `xid`: ORDER BY would take an output column of that name and sort the text.
-      const rows = await queryRows<{ id: string; xid_text: string; channel_id: string; created_at: Date | string; payload: WebhookEvent }>(
+      const rows = await queryRows<{ id: string; xid_text: string; channel_id: string; created_at: Date | string; payload: FeedEventPayload }>(
         db,
         sql`SELECT id, xid::text AS xid_text, channel_id, created_at, payload FROM events
             WHERE account_id = ${accountId}

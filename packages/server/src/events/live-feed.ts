@@ -2,7 +2,7 @@
 // widget). Fed by the same outbox as the webhooks: `recordEvent` sends a NOTIFY `<accountId>:<eventId>` that
 // PostgreSQL delivers at commit, in commit order, to every process; nothing shows that was rolled back.
 // An event is read from the database only when this process has a subscriber of its account.
-import type { WebhookEvent } from '@parley/contracts';
+import type { FeedEventPayload } from '@parley/contracts';
 import { inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor, Listen } from '../db/client.ts';
@@ -14,7 +14,7 @@ export interface LiveEvent {
   accountId: string;
   channelId: string;
   chatId: string | null;
-  payload: WebhookEvent;
+  payload: FeedEventPayload;
 }
 
 export type LiveListener = (event: LiveEvent) => void;
@@ -83,7 +83,7 @@ export function createLiveFeed(deps: { db: Database; listen: Listen | undefined;
         const byId = new Map(rows.map((row) => [row.id, row]));
         for (const id of ids) {
           const row = byId.get(id);
-          if (row) dispatch({ ...row, payload: row.payload as WebhookEvent });
+          if (row) dispatch({ ...row, payload: row.payload as FeedEventPayload });
         }
       } catch (error) {
         deps.logger.warn({ err: error }, 'live feed read failed');

@@ -1,7 +1,7 @@
 // The transactional outbox: events are written in the transaction of the change they describe, with a
-// pending webhook delivery when the channel has a webhook URL, so nothing is sent for a change that rolled
-// back and nothing is lost for one that committed. After the commit, `committed()` wakes the delivery worker.
-import type { WebhookEvent } from '@parley/contracts';
+// pending webhook delivery when the channel has a webhook URL (webhook events only), so nothing is sent for a
+// change that rolled back and nothing is lost for one that committed. After the commit, `committed()` wakes the delivery worker.
+import type { FeedEventPayload } from '@parley/contracts';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { channels, deliveries, events } from '../db/schema.ts';
@@ -11,7 +11,13 @@ export interface OutboxEvent {
   accountId: string;
   channelId: string;
   chatId: string | null;
-  payload: WebhookEvent;
+  /** A webhook event (delivered to the channel's webhook) or one of the feed's own (`chat_handed_off`: never delivered). */
+  payload: FeedEventPayload;
+}
+
+/** Webhooks get exactly the spec's three events; the feed's own events are never delivered. */
+function deliveredToWebhooks(payload: FeedEventPayload): boolean {
+  return payload.event !== 'chat_handed_off';
 }
 
 /** Called after a transaction that recorded events has committed. */
@@ -35,7 +41,7 @@ export async function recordEvent(executor: Executor, event: OutboxEvent): Promi
         delivery AS (
           INSERT INTO ${deliveries} (id, event_id, account_id, channel_id, next_attempt_at)
           SELECT ${newId()}, ${id}, ${event.accountId}, ${channels.id}, now() FROM ${channels}
-          WHERE ${channels.id} = ${event.channelId} AND ${channels.webhookUrl} IS NOT NULL
+          WHERE ${channels.id} = ${event.channelId} AND ${channels.webhookUrl} IS NOT NULL AND ${deliveredToWebhooks(event.payload)}
           RETURNING 1)
         SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM delivery
         UNION ALL SELECT pg_notify(${EVENTS_CHANNEL}, ${`${event.accountId}:${id}`})`,

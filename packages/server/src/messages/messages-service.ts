@@ -168,7 +168,10 @@ export function createMessagesService(deps: MessagesServiceDeps) {
       return { messages: rows.map(toInboxMessage) };
     },
 
-    /** A team member's reply from the Inbox: delivered to the customer, so it is a new_messages event, signed with their name. */
+    /**
+     * A team member's reply from the Inbox: delivered to the customer, so it is a new_messages event, signed with their
+     * name. It clears `needsHuman` (a member took the handed-off chat); the agent stays paused until resumed.
+     */
     async sendTeamReply(accountId: string, chatId: string, text: string, member: { name: string }): Promise<InboxMessage> {
       const chat = isUuid(chatId) ? await chatsStore(db).find(accountId, chatId) : undefined;
       if (!chat) throw Errors.consoleChatNotFound();
@@ -186,7 +189,7 @@ export function createMessagesService(deps: MessagesServiceDeps) {
           createdAt: now,
         });
         if (!message) throw new Error('team reply was not stored');
-        const touched = await store.touchChat(chatId, { text, at: now, unread: false });
+        const touched = await store.touchChat(chatId, { text, at: now, unread: false, needsHuman: false });
         await recordNewMessage(tx, channelsStore, touched, message, now);
         await customerDelivery.enqueue(tx, touched, message);
         return toInboxMessage(message);

@@ -51,7 +51,8 @@ export function createMessagesStore(db: Executor) {
     },
 
     /** The chat after a new message: last text and time, unread count for customer messages, the name. */
-    async touchChat(chatId: string, change: { text: string; at: Date; unread: boolean; dialogName?: string }) {
+    /** The chat after a new message; `needsHuman: false` when a member's reply takes over a handed-off chat. */
+    async touchChat(chatId: string, change: { text: string; at: Date; unread: boolean; dialogName?: string; needsHuman?: boolean }) {
       const [chat] = await db
         .update(chats)
         .set({
@@ -60,6 +61,7 @@ export function createMessagesStore(db: Executor) {
           updatedAt: change.at,
           ...(change.unread ? { unreadCount: sql`${chats.unreadCount} + 1` } : {}),
           ...(change.dialogName !== undefined ? { dialogName: change.dialogName } : {}),
+          ...(change.needsHuman !== undefined ? { needsHuman: change.needsHuman } : {}),
         })
         .where(eq(chats.id, chatId))
         .returning();

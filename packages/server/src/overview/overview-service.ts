@@ -1,5 +1,5 @@
-// The overview of the web account's first page: conversations per day, answered vs fell back, corrections,
-// tasks done. Days are UTC days; the window ends today.
+// The overview of the web account's first page: conversations per day, the agent's replies answered / fell back /
+// handed off per day, corrections, tasks done. Days are UTC days; the window ends today.
 import type { Overview } from '@parley/contracts';
 import type { Clock } from '../lib/clock.ts';
 import type { OverviewStore } from './overview-store.ts';
@@ -17,7 +17,11 @@ export function createOverviewService({ store, clock }: { store: OverviewStore; 
       return {
         days,
         conversationsPerDay: dates.map((date) => ({ date, conversations: byDay.get(date)?.conversations ?? 0 })),
-        agentReplies: { answered: sum((row) => row.answered), fellBack: sum((row) => row.fellBack) },
+        agentReplies: { answered: sum((row) => row.answered), fellBack: sum((row) => row.fellBack), handedOff: sum((row) => row.handedOff) },
+        agentRepliesPerDay: dates.map((date) => {
+          const row = byDay.get(date);
+          return { date, answered: row?.answered ?? 0, fellBack: row?.fellBack ?? 0, handedOff: row?.handedOff ?? 0 };
+        }),
         corrections: sum((row) => row.corrections),
         tasksDone: totals.done,
         chats: totals.chats,

@@ -44,6 +44,14 @@ export const reply = {
       tool_calls: [{ id, type: 'function', function: { name: 'complete_task', arguments: JSON.stringify({ summary }) } }],
     }),
   }),
+  /** The model calls `hand_off` (and, when given, `complete_task` in the same message). */
+  handOff: (id: string, reason: string, also: ToolCall[] = []): LlmReply => ({
+    status: 200,
+    body: completion({
+      content: null,
+      tool_calls: [...also, { id, type: 'function', function: { name: 'hand_off', arguments: JSON.stringify({ reason }) } }],
+    }),
+  }),
   status: (status: number, body: unknown = { error: { message: `fake error ${status}` } }): LlmReply => ({ status, body }),
   json: (body: unknown): LlmReply => ({ status: 200, body }),
   /** Answers only after `delayMs` (the client may have given up by then). */

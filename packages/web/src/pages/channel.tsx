@@ -39,6 +39,9 @@ interface Draft {
   timeZone: string;
   intervals: WorkingHours['intervals'];
   autoReply: string;
+  /** Empty: the default sentence in the channel's language. */
+  handoffMessage: string;
+  handoffAfterFallbacks: number;
   webhookUrl: string;
   webhookSecret: string;
   credentials: Record<string, string>;
@@ -64,6 +67,8 @@ function draftOf(channel: Channel): Draft {
     timeZone: channel.workingHours?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     intervals: channel.workingHours?.intervals ?? [],
     autoReply: channel.autoReply ?? '',
+    handoffMessage: channel.handoffMessage ?? '',
+    handoffAfterFallbacks: channel.handoffAfterFallbacks,
     webhookUrl: channel.webhookUrl ?? '',
     webhookSecret: '',
     credentials: {},
@@ -91,6 +96,8 @@ function bodyOf(draft: Draft, channel: Channel): UpdateChannelBody {
     knowledgeBaseId: draft.knowledgeBaseId || null,
     workingHours: draft.hoursOn ? { timeZone: draft.timeZone, intervals: draft.intervals } : null,
     autoReply: draft.autoReply.trim() ? draft.autoReply : null,
+    handoffMessage: draft.handoffMessage.trim() ? draft.handoffMessage : null,
+    handoffAfterFallbacks: draft.handoffAfterFallbacks,
     webhookUrl: draft.webhookUrl.trim() ? draft.webhookUrl.trim() : null,
   };
   if (draft.webhookSecret) body.webhookSecret = draft.webhookSecret;
@@ -537,6 +544,27 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
         </fieldset>
         <Field label={t('Auto-reply')}>
           <textarea aria-label="Auto-reply" rows={2} maxLength={2000} value={draft.autoReply} onInput={(e) => set({ autoReply: e.currentTarget.value })} />
+        </Field>
+        <Field label={t('Handoff message')}>
+          <textarea
+            aria-label="Handoff message"
+            rows={2}
+            maxLength={2000}
+            placeholder={t("Empty: a default sentence in the agent's language")}
+            value={draft.handoffMessage}
+            onInput={(e) => set({ handoffMessage: e.currentTarget.value })}
+          />
+        </Field>
+        <Field label={t('Hand over after this many fallbacks in a row (0: never)')}>
+          <input
+            aria-label="Handoff after fallbacks"
+            type="number"
+            min={0}
+            max={10}
+            step={1}
+            value={draft.handoffAfterFallbacks}
+            onInput={(e) => set({ handoffAfterFallbacks: Number(e.currentTarget.value) })}
+          />
         </Field>
         <Field label={t('Webhook URL')}>
           <input aria-label="Webhook URL" type="url" value={draft.webhookUrl} onInput={(e) => set({ webhookUrl: e.currentTarget.value })} />

@@ -17,6 +17,8 @@ interface Filters {
   tag: string;
   done: boolean;
   unread: boolean;
+  /** The `Needs a human` view: chats the agent handed to the team. */
+  needsHuman: boolean;
   /** '' (all), `me` or `none`. */
   assignee: string;
   offset: number;
@@ -270,6 +272,7 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
           <h2>{chat.dialogName}</h2>
           <p class="muted">
             {chat.channelSettingsName ?? ''} · {kindLabel(chat.channelName)}
+            {chat.needsHuman ? ` · ${t('needs a human')}` : ''}
             {chat.paused ? ` · ${t('paused')}` : ''}
             {chat.isTriggered ? ` · ${t('done')}` : ''}
             {chat.banned ? ` · ${t('banned')}` : ''}
@@ -396,9 +399,19 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
 }
 
 export function InboxPage({ chatId }: { chatId: string | undefined }) {
-  const [filters, setFilters] = useState<Filters>({ channelId: '', channelName: '', tag: '', done: false, unread: false, assignee: '', offset: 0 });
+  const [filters, setFilters] = useState<Filters>({
+    channelId: '',
+    channelName: '',
+    tag: '',
+    done: false,
+    unread: false,
+    needsHuman: false,
+    assignee: '',
+    offset: 0,
+  });
   const [chats, setChats] = useState<InboxListChat[]>([]);
   const [count, setCount] = useState(0);
+  const [needsHumanCount, setNeedsHumanCount] = useState<number | null>(null);
   const [channels, setChannels] = useState<Channel[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
@@ -415,6 +428,7 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
           tag: filters.tag.trim() || undefined,
           complitedTask: filters.done ? true : undefined,
           unread: filters.unread ? true : undefined,
+          needsHuman: filters.needsHuman ? true : undefined,
           assignee: filters.assignee || undefined,
         },
       });
@@ -424,6 +438,11 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
     } catch (failure) {
       setError(errorText(failure));
     }
+    // The `Needs a human` count is the account's, whatever the other filters.
+    api<{ count: number }>('GET', '/chat/all-chats/', { query: { needsHuman: true, limit: 1 } }).then(
+      (result) => setNeedsHumanCount(result.count),
+      () => undefined,
+    );
   }, [filters]);
 
   useEffect(() => {
@@ -445,6 +464,14 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
   return (
     <div class="inbox">
       <aside class="chat-list">
+        <div class="row views">
+          <button type="button" class="view" aria-label="Needs a human" aria-pressed={filters.needsHuman} onClick={() => set({ needsHuman: !filters.needsHuman })}>
+            {t('Needs a human')}
+          </button>
+          <span class="badge count" role="status" aria-label="Needs a human count">
+            {needsHumanCount ?? '…'}
+          </span>
+        </div>
         <div class="filters">
           <select aria-label="Assignee" value={filters.assignee} onChange={(e) => set({ assignee: e.currentTarget.value })}>
             <option value="">{t('All')}</option>
@@ -498,6 +525,7 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
                   <span class="preview">{chat.text}</span>
                   <span class="muted small">
                     {chat.channelSettingsName ?? kindLabel(chat.channelName)} · {formatTime(chat.lastMessageDate)}
+                    {chat.needsHuman ? ` · ${t('needs a human')}` : ''}
                     {chat.paused ? ` · ${t('paused')}` : ''}
                     {chat.isTriggered ? ` · ${t('done')}` : ''}
                     {chat.assignee ? ` · ${chat.assignee.name}` : ''}

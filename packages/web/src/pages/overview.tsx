@@ -1,9 +1,38 @@
-// Overview: conversations per day (a small SVG chart), answered vs fell back, corrections, tasks done.
+// Overview: conversations per day (a small SVG chart), the agent's replies answered / fell back / handed off (in
+// all and per day), corrections, tasks done.
 import { useEffect, useState } from 'preact/hooks';
 import type { Overview } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { ErrorLine } from '../ui.tsx';
+
+/** The agent's replies per day, newest first, days without any left out. */
+function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
+  const shown = days.filter((day) => day.answered + day.fellBack + day.handedOff > 0).reverse();
+  if (shown.length === 0) return null;
+  return (
+    <table class="list" aria-label="Agent replies per day">
+      <thead>
+        <tr>
+          <th scope="col">{t('Day')}</th>
+          <th scope="col">{t('Answered')}</th>
+          <th scope="col">{t('Fell back')}</th>
+          <th scope="col">{t('Handed off')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {shown.map((day) => (
+          <tr key={day.date}>
+            <th scope="row">{day.date}</th>
+            <td>{day.answered}</td>
+            <td>{day.fellBack}</td>
+            <td>{day.handedOff}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 function Chart({ days }: { days: Overview['conversationsPerDay'] }) {
   const max = Math.max(1, ...days.map((d) => d.conversations));
@@ -34,7 +63,7 @@ export function OverviewPage() {
     api<Overview>('GET', '/overview/', { query: { days: 14 } }).then(setOverview, (e) => setError(errorText(e)));
   }, []);
   if (!overview) return <ErrorLine error={error} />;
-  const replies = overview.agentReplies.answered + overview.agentReplies.fellBack;
+  const replies = overview.agentReplies.answered + overview.agentReplies.fellBack + overview.agentReplies.handedOff;
   const share = replies === 0 ? 0 : Math.round((overview.agentReplies.answered / replies) * 100);
   return (
     <section>
@@ -50,8 +79,13 @@ export function OverviewPage() {
           <h2>{t('Agent replies')}</h2>
           <p class="big">{share}%</p>
           <p>
-            {overview.agentReplies.answered} {t('answered')} · {overview.agentReplies.fellBack} {t('fell back')}
+            {overview.agentReplies.answered} {t('answered')} · {overview.agentReplies.fellBack} {t('fell back')} ·{' '}
+            {overview.agentReplies.handedOff} {t('handed off')}
           </p>
+        </div>
+        <div class="card wide">
+          <h2>{t('Agent replies per day')}</h2>
+          <RepliesPerDay days={overview.agentRepliesPerDay} />
         </div>
         <div class="card">
           <h2>{t('Corrections')}</h2>

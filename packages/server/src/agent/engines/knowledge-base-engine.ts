@@ -1,9 +1,10 @@
 // The default engine: embedded, deterministic, no model (DESIGN.md, Agent engines). The answer of the best
 // matching knowledge-base entry; when nothing matches well enough, the greeting on a chat's first message,
-// otherwise a fallback sentence in the channel's language.
+// otherwise a fallback sentence in the channel's language, unless it would be the channel's
+// `handoffAfterFallbacks`-th fallback in a row: then the chat is handed to the team (DESIGN.md, Handoff to the team).
 import type { Retriever } from '../../knowledge/retrieval.ts';
 import { fallbackText } from '../agent-texts.ts';
-import type { AgentAnswer, AgentEngine, AgentTurn } from '../engine.ts';
+import type { AgentAnswer, AgentEngine, AgentMessage, AgentTurn } from '../engine.ts';
 
 /**
  * The lowest confidence (retrieval.ts) that counts as an answer, when the encoder's similarity is part of it
@@ -21,6 +22,18 @@ export interface KnowledgeBaseEngineDeps {
   baseLanguage: (accountId: string, knowledgeBaseId: string) => Promise<string | undefined>;
 }
 
+/** The agent's fallbacks at the end of the history, since its last other reply (an answer or a greeting resets it). */
+export function fallbacksInARow(history: readonly AgentMessage[]): number {
+  let count = 0;
+  for (let i = history.length - 1; i >= 0; i -= 1) {
+    const reply = history[i]?.agentReply;
+    if (reply === undefined) continue;
+    if (reply !== 'fallback') break;
+    count += 1;
+  }
+  return count;
+}
+
 export function createKnowledgeBaseEngine({ retriever, baseLanguage }: KnowledgeBaseEngineDeps): AgentEngine {
   /** The best entry's answer for the text, when it is an exact match or its confidence reaches the threshold. */
   async function lookUp(knowledgeBaseId: string, language: string, text: string, threshold: number | undefined): Promise<string | undefined> {
@@ -31,7 +44,7 @@ export function createKnowledgeBaseEngine({ retriever, baseLanguage }: Knowledge
   }
 
   return {
-    async answer({ accountId, channel, pending, firstMessage }: AgentTurn): Promise<AgentAnswer> {
+    async answer({ accountId, channel, history, pending, firstMessage }: AgentTurn): Promise<AgentAnswer> {
       const texts = pending.map((message) => message.text.trim()).filter((text) => text.length > 0);
       let answer: string | undefined;
       const threshold = channel.engine.kind === 'knowledge-base' ? channel.engine.answerThreshold : undefined;
@@ -45,6 +58,8 @@ export function createKnowledgeBaseEngine({ retriever, baseLanguage }: Knowledge
       const greeting = channel.settings.greeting.trim();
       if (answer !== undefined) return { text: answer, taskComplete: null };
       if (firstMessage && greeting) return { text: greeting, taskComplete: null };
+      const limit = channel.handoffAfterFallbacks;
+      if (limit > 0 && fallbacksInARow(history) + 1 >= limit) return { text: null, taskComplete: null, handoff: { reason: 'fallbacks' } };
       return { text: fallbackText(channel.settings.aiLang), taskComplete: null, fallback: true };
     },
   };

@@ -1,7 +1,8 @@
 // The openai-compatible engine: Chat Completions over HTTP (OpenAI, Ollama, vLLM, llama.cpp server). The system
 // prompt is built from the channel's role, behavior, task, language, the best knowledge-base entries and the best
-// passages of the base's documents (each with its source); the chat's recent messages follow. Exactly one tool is offered, `complete_task(summary)`: calling it fires the task
-// trigger, and the model is asked once more for the reply to send. Images go as image parts (data URLs); audio
+// passages of the base's documents (each with its source); the chat's recent messages follow. Two tools are offered:
+// `complete_task(summary)` fires the task trigger, and the model is asked once more for the reply to send;
+// `hand_off(reason)` hands the chat to the team (the channel's handoff message is sent, no second request). Images go as image parts (data URLs); audio
 // through `/audio/transcriptions` when the channel names a transcription model, else the model is told a voice
 // message came. 429, 5xx, timeouts and network errors are retried with backoff; then the engine gives up.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,7 @@ import { redactSecrets } from '../../lib/redact.ts';
 import { isForbiddenLiteral } from '../../webhooks/url-guard.ts';
 import { voiceMessageNote } from '../agent-texts.ts';
 import { AgentEngineError, type AgentAnswer, type AgentEngine, type AgentMessage, type AgentTurn } from '../engine.ts';
+import type { GivenPassage } from '@parley/contracts';
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** Pauses before the 2nd and 3rd attempt of a request; a `Retry-After` up to MAX_RETRY_AFTER_MS is honored. */
@@ -37,6 +39,23 @@ export const COMPLETE_TASK_TOOL = {
     },
   },
 } as const;
+
+export const HAND_OFF_TOOL = {
+  type: 'function',
+  function: {
+    name: 'hand_off',
+    description:
+      'Hand the conversation to a person of the team. Call it when the customer asks for a person, when the information ' +
+      'you were given does not cover the question, or when the customer is upset; the customer is told a person will reply.',
+    parameters: {
+      type: 'object',
+      properties: { reason: { type: 'string', description: 'Why a person should take over, in one sentence (shown to the team).' } },
+      required: ['reason'],
+    },
+  },
+} as const;
+
+const TOOLS = [COMPLETE_TASK_TOOL, HAND_OFF_TOOL];
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 interface ToolCall {
@@ -112,6 +131,10 @@ export function buildSystemPrompt(
   } else {
     lines.push('Call the complete_task tool when the customer has what they came for.');
   }
+  lines.push(
+    'Call the hand_off tool, instead of answering, when the customer asks to talk to a person, when the knowledge given ' +
+      'here does not cover the question (never guess facts about the business), or when the customer is upset or angry.',
+  );
   lines.push(`Always answer in this language: ${settings.aiLang}.`);
   if (knowledge.length > 0) {
     lines.push('Knowledge base entries that may answer the customer (prefer them over your own knowledge):');
@@ -122,7 +145,7 @@ export function buildSystemPrompt(
     passages.forEach((passage, i) => lines.push(`[${i + 1}] ${passageSource(passage)}\n${passage.text}`));
     lines.push(
       'Answer questions about the business only from these passages and the entries above, never from your own knowledge. ' +
-        'When they do not cover the question, do not guess: tell the customer you will pass the question to the team.',
+        'When they do not cover the question, do not guess: call the hand_off tool.',
     );
   }
   return lines.join('\n');
@@ -267,34 +290,7 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
     const headers = { ...auth, 'content-type': 'application/json' };
     const complete = async (body: object) => completionMessage(await send(url, JSON.stringify(body), headers, timeoutMs), url.pathname);
 
-    const first = await complete({ model: engine.model, messages, tools: [COMPLETE_TASK_TOOL] });
-    const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
-    if (!call) {
-      const text = nonEmpty(first.content);
-      // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
-      if (text === null) throw new AgentEngineError(`${url.pathname}: the model answered with no text`);
-      return { text, taskComplete: null, passages: given };
-    }
-
-    const summary = summaryOf(call.function.arguments);
-    // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
-    const followUp = await complete({
-      model: engine.model,
-      messages: [
-        ...messages,
-        { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
-        ...first.tool_calls.map(
-          (tool): ChatMessage => ({
-            role: 'tool',
-            tool_call_id: tool.id,
-            content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
-          }),
-        ),
-      ],
-      tools: [COMPLETE_TASK_TOOL],
-      tool_choice: 'none',
-    });
-    return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary }, passages: given };
+    return answerWithTools((body) => complete({ model: engine.model, ...body }), url.pathname, messages, given);
   }
 
   return {
@@ -314,14 +310,60 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
   };
 }
 
+/**
+ * The model's answer with its tools: `hand_off` hands the chat over (the channel's handoff message is the reply, no
+ * second request; a `complete_task` in the same answer still fires); `complete_task` fires the trigger and the model
+ * is asked once more for the reply, with no tool; otherwise its text is the reply.
+ */
+async function answerWithTools(
+  complete: (body: object) => Promise<CompletionMessage>,
+  path: string,
+  messages: ChatMessage[],
+  given: GivenPassage[],
+): Promise<AgentAnswer> {
+  const first = await complete({ messages, tools: TOOLS });
+  const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
+  const handOff = first.tool_calls.find((tool) => tool.function.name === 'hand_off');
+  if (handOff) {
+    const taskComplete = call ? { summary: stringArgument(call.function.arguments, 'summary') } : null;
+    return { text: null, taskComplete, handoff: { reason: 'model', note: stringArgument(handOff.function.arguments, 'reason') }, passages: given };
+  }
+  if (!call) {
+    const text = nonEmpty(first.content);
+    // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
+    if (text === null) throw new AgentEngineError(`${path}: the model answered with no text`);
+    return { text, taskComplete: null, passages: given };
+  }
+
+  const summary = stringArgument(call.function.arguments, 'summary');
+  // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
+  const followUp = await complete({
+    messages: [
+      ...messages,
+      { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
+      ...first.tool_calls.map(
+        (tool): ChatMessage => ({
+          role: 'tool',
+          tool_call_id: tool.id,
+          content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
+        }),
+      ),
+    ],
+    tools: TOOLS,
+    tool_choice: 'none',
+  });
+  return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary }, passages: given };
+}
+
 function nonEmpty(text: string | null | undefined): string | null {
   return text && text.trim().length > 0 ? text : null;
 }
 
-function summaryOf(args: string): string | null {
+/** A tool call's string argument (`summary`, `reason`); null when missing, blank or not JSON. */
+function stringArgument(args: string, name: string): string | null {
   try {
-    const parsed = JSON.parse(args) as { summary?: unknown };
-    return typeof parsed.summary === 'string' && parsed.summary.trim() ? parsed.summary : null;
+    const value = (JSON.parse(args) as Record<string, unknown> | null)?.[name];
+    return typeof value === 'string' && value.trim() ? value : null;
   } catch {
     return null;
   }

@@ -1,0 +1,192 @@
+// The writes of the agent (agent-service.ts): a reply with its events in one transaction (one statement when it
+// fires no task trigger and hands nothing over), the handoff to the team, the off-hours auto-reply, and the record
+// of an engine's failure.
+import { recordTaskStatus, settingsOf } from '../chats/chats-service.ts';
+import type { ChatRow } from '../chats/chats-store.ts';
+import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
+import type { ChannelRow } from '../channels/channels-store.ts';
+import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
+import type { Executor } from '../db/client.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { newId } from '../lib/ids.ts';
+import { recordNewMessage } from '../messages/message-events.ts';
+import type { MessageRow } from '../messages/messages-store.ts';
+import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
+import type { AgentServiceDeps } from './agent-service.ts';
+import type { AgentAnswer } from './engine.ts';
+import { isMessengerKind, NOTE_TEXT_MAX } from '@parley/contracts';
+import { handoffText } from './agent-texts.ts';
+
+export type AgentWritesDeps = Pick<
+  AgentServiceDeps,
+  'db' | 'clock' | 'logger' | 'agentStore' | 'replyStore' | 'messagesStore' | 'chatsStore' | 'channelsStore' | 'customerDelivery' | 'crmSync' | 'notesStore'
+>;
+
+/** The author of the note that keeps the model's reason for a handoff (a note of no member). */
+export const HANDOFF_NOTE_AUTHOR = 'AI agent';
+export const HANDOFF_NOTE_PREFIX = 'Handed to the team: ';
+
+/** What the agent sends when it hands a chat over: the channel's handoff message, or the default in its aiLang. */
+export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 'settings'>): string {
+  return channel.handoffMessage ?? handoffText({ ...DEFAULT_SETTINGS, ...channel.settings }.aiLang);
+}
+
+/**
+ * The handoff (DESIGN.md, Handoff to the team), after the handoff message in the reply's transaction: the agent
+ * pauses itself in the chat, the chat needs a human, `chat_handed_off` goes to the event feed (never to a webhook),
+ * and the model's reason, when it gave one, is a private note for the team.
+ */
+async function recordHandoff(
+  { chatsStore, notesStore }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore'>,
+  tx: Executor,
+  chat: ChatRow,
+  handoff: NonNullable<AgentAnswer['handoff']>,
+  now: Date,
+): Promise<void> {
+  const updated = await chatsStore(tx).update(chat.accountId, chat.id, { paused: true, needsHuman: true, updatedAt: now });
+  const latest = updated ?? chat;
+  await recordEvent(tx, {
+    accountId: chat.accountId,
+    channelId: chat.channelId,
+    chatId: chat.id,
+    payload: { event: 'chat_handed_off', chat: webhookChat(latest), reason: handoff.reason, timestamp: now.toISOString() },
+  });
+  if (handoff.note && notesStore) {
+    await notesStore(tx).insert({
+      id: newId(),
+      accountId: chat.accountId,
+      chatId: chat.id,
+      authorId: null,
+      authorName: HANDOFF_NOTE_AUTHOR,
+      text: `${HANDOFF_NOTE_PREFIX}${handoff.note}`.slice(0, NOTE_TEXT_MAX),
+      createdAt: now,
+    });
+  }
+}
+
+export function createAgentWrites(deps: AgentWritesDeps) {
+  const { db, clock, logger, agentStore, replyStore, messagesStore, chatsStore, channelsStore } = deps;
+  const customerDelivery = deps.customerDelivery ?? NO_CUSTOMER_DELIVERY;
+
+  /** The off-hours auto-reply, delivered to the customer like any reply (not an agent reply: it cannot be rated). */
+  async function sendAutoReply(tx: Executor, channel: ChannelRow, chat: ChatRow, at: Date): Promise<void> {
+    const text = channel.autoReply ?? '';
+    const message = await messagesStore(tx).insert({
+      id: newId(),
+      accountId: chat.accountId,
+      chatId: chat.id,
+      role: 'assistant',
+      origin: 'auto',
+      senderName: null,
+      text,
+      createdAt: at,
+    });
+    if (!message) throw new Error('auto-reply was not stored');
+    const touched = await messagesStore(tx).touchChat(chat.id, { text, at, unread: false });
+    await agentStore(tx).markAutoReplied(chat.id, at);
+    await recordNewMessage(tx, channelsStore, touched, message, at);
+    await customerDelivery.enqueue(tx, touched, message);
+  }
+
+  /** Records the engine's failure and leaves the chat to the team (the messages stop waiting). */
+  async function giveUp(chat: ChatRow, waiting: MessageRow[], error: Error): Promise<void> {
+    logger.warn({ chatId: chat.id, channelId: chat.channelId, err: error.message }, 'agent reply failed; the chat is left for the team');
+    await db.transaction(async (tx) => {
+      await agentStore(tx).settle(waiting.map((message) => message.id));
+      await agentStore(tx).insertFailure({
+        id: newId(),
+        accountId: chat.accountId,
+        channelId: chat.channelId,
+        chatId: chat.id,
+        error: error.message.slice(0, 2000),
+        createdAt: clock.now(),
+      });
+    });
+  }
+
+  /** A reply without a task trigger, in one statement (reply-store.ts). Whether it was stored. */
+  async function writeReply(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], text: string, fallback: boolean): Promise<boolean> {
+    const at = clock.now();
+    const messageId = newId();
+    const toCustomer = isMessengerKind(chat.channelKind) && text.length > 0;
+    const written = await replyStore.write({
+      accountId: chat.accountId,
+      chatId: chat.id,
+      waitingIds: waiting.map((message) => message.id),
+      messageId,
+      text,
+      fallback,
+      at,
+      webhookMessage: webhookMessage({ id: messageId, role: 'assistant', senderName: null, text, attachments: [], createdAt: at }),
+      settings: { ...DEFAULT_SETTINGS, ...channel.settings },
+      eventId: newId(),
+      deliveryId: newId(),
+      send: toCustomer ? { id: newId(), jobId: newId() } : null,
+    });
+    return written !== undefined;
+  }
+
+  /**
+   * A reply that fires the task trigger or hands the chat to the team (or no reply at all): one transaction of
+   * several statements. A handoff sends the channel's handoff message in place of the engine's text.
+   */
+  async function writeReplyStepByStep(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
+    const { accountId, id: chatId } = chat;
+    const text = answer.handoff ? handoffMessageOf(channel) : answer.text;
+    return db.transaction(async (tx) => {
+      const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
+      if (settled.length === 0) return false; // another run answered them
+      // Locked before the time is read: the reply, the trigger and a status change share a time in commit order.
+      const current = await chatsStore(tx).lockForUpdate(accountId, chatId);
+      // Paused or banned while the engine was thinking: the reply is dropped.
+      if (!current || current.paused || current.banned) return false;
+      const now = clock.now();
+      let latest = current;
+      if (text !== null) {
+        const message = await messagesStore(tx).insert({
+          id: newId(),
+          accountId,
+          chatId,
+          role: 'assistant',
+          origin: 'agent',
+          senderName: null,
+          text,
+          fallback: !answer.handoff && (answer.fallback ?? false),
+          handoff: answer.handoff !== undefined,
+          createdAt: now,
+        });
+        if (!message) throw new Error('agent reply was not stored');
+        latest = await messagesStore(tx).touchChat(chatId, { text, at: now, unread: false });
+        await recordNewMessage(tx, channelsStore, latest, message, now);
+        await customerDelivery.enqueue(tx, latest, message);
+      }
+      if (answer.taskComplete) {
+        const last = waiting.at(-1) as MessageRow;
+        await recordEvent(tx, {
+          accountId,
+          channelId: latest.channelId,
+          chatId,
+          payload: {
+            event: 'task_trigger',
+            chat: webhookChat(latest),
+            message: webhookMessage(last),
+            summary: answer.taskComplete.summary,
+            settings: await settingsOf(tx, channelsStore, latest),
+            timestamp: now.toISOString(),
+          },
+        });
+        await recordTaskStatus(
+          tx,
+          { chatsStore, channelsStore, crmSync: deps.crmSync },
+          { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
+        );
+      }
+      if (answer.handoff) await recordHandoff(deps, tx, latest, answer.handoff, now);
+      return true;
+    });
+  }
+
+  return { sendAutoReply, giveUp, writeReply, writeReplyStepByStep };
+}
+
+export type AgentWrites = ReturnType<typeof createAgentWrites>;
