@@ -13,10 +13,11 @@
 // job run once more when it ends (one agent reply job per chat, never two at once, none missed).
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { queryRows, type Database, type Executor } from '../db/client.ts';
-import { jobs } from '../db/schema.ts';
+import type { Database, Executor } from '../db/client.ts';
 import { newId } from '../lib/ids.ts';
 import { untilAborted } from '../lib/until-aborted.ts';
+import { createJobStore, type ClaimedJob, type JobStore } from './job-store.ts';
+import { createLeaseHeartbeat } from '../lib/lease-heartbeat.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
 
 /** The typed job catalog: each job's name and payload. */
@@ -96,30 +97,18 @@ export const JOB_LEASE_MS = 10_000;
 
 const LOST = 'job taken over by another worker after its lease ran out: it may have run twice';
 
-interface ClaimedJob {
-  id: string;
-  kind: JobKind;
-  payload: unknown;
-  attempts: number;
-  /** The claim's lease token: the job's row is this holder's while it still has it. */
-  lease: string;
-}
 
 export function createJobQueue(options: JobQueueOptions) {
   const { db, logger, pollMs = JOB_POLL_MS, concurrency = 8, maxAttempts = 5, leaseMs = JOB_LEASE_MS } = options;
+  const store = createJobStore(db, leaseMs);
   const handlers: Partial<JobHandlers> = { ...options.handlers };
   const retryPolicies: Partial<Record<JobKind, RetryPolicy>> = { ...options.retryPolicies };
-  const heartbeatMs = options.heartbeatMs ?? leaseMs / 5;
   const policyOf = (kind: JobKind): RetryPolicy =>
     retryPolicies[kind] ?? { maxAttempts, backoffMs: (attempt) => 1000 * 2 ** (attempt - 1) };
   let running = false;
   let timer: NodeJS.Timeout | undefined;
-  let heartbeat: NodeJS.Timeout | undefined;
-  /** Wakes this queue when the earliest lease of a job running elsewhere runs out (one timer, replaced). */
-  let leaseEnd: NodeJS.Timeout | undefined;
-  let renewing = false;
   /** Jobs running in this process, by id, with their lease tokens: their leases are renewed until they end. */
-  const held = new Map<string, string>();
+  const held = createLeaseHeartbeat({ renew: (leases) => store.renewLeases(leases), everyMs: options.heartbeatMs ?? leaseMs / 5, logger, what: 'job' });
   /** Jobs may be waiting: a wake came (a commit, a NOTIFY, a timer, the poll), the last claim was full, or a rerun. */
   let wanted = false;
   let loop: Promise<void> | undefined;
@@ -128,126 +117,15 @@ export function createJobQueue(options: JobQueueOptions) {
   const handedBack = new Set<string>();
   /** This queue's NOTIFYs: its own process has woken already, after the commit. */
   const instanceId = newId();
-
-  async function claim(limit: number): Promise<ClaimedJob[]> {
-    return queryRows<ClaimedJob>(
-      db,
-      sql`UPDATE ${jobs} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1,
-            lease = ${newId()}
-          WHERE id IN (
-            SELECT id FROM ${jobs}
-            WHERE run_at <= now() AND (locked_until IS NULL OR locked_until < now())
-            ORDER BY run_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING id, kind, payload, attempts, lease`,
-    );
-  }
-
-  /** Extends the leases of the jobs running here (those still this process's), in one statement. */
-  async function renewLeases(): Promise<void> {
-    if (renewing || held.size === 0) return;
-    renewing = true;
-    try {
-      const pairs = sql.join(
-        [...held].map(([id, lease]) => sql`(${id}::uuid, ${lease}::uuid)`),
-        sql`, `,
-      );
-      await db.execute(
-        sql`UPDATE ${jobs} SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval
-            WHERE (id, lease) IN (${pairs}) AND locked_until IS NOT NULL`,
-      );
-    } catch (error) {
-      logger.warn({ err: error }, 'renewing job leases failed');
-    } finally {
-      renewing = false;
-    }
-  }
-
-  /**
-   * Arms `leaseEnd` at the earliest lease of a job not running here: if its holder died, the job is claimed the moment
-   * its lease runs out rather than at the next poll. Looked up at every poll and start, and again when the timer
-   * fires (the next lease may end before the next poll).
-   */
-  async function watchLeases(): Promise<void> {
-    try {
-      // The earliest leases, one more than this worker can hold: jobs it claimed meanwhile are told apart below.
-      const leases = await queryRows<{ id: string; ms: number }>(
-        db,
-        sql`SELECT id, (extract(epoch FROM locked_until - now()) * 1000)::float8 AS ms FROM ${jobs}
-            WHERE locked_until > now() ORDER BY locked_until LIMIT ${concurrency + 1}`,
-      );
-      if (!running) return;
-      clearTimeout(leaseEnd);
-      leaseEnd = undefined;
-      const next = leases.find((lease) => !held.has(lease.id));
-      if (!next) return;
-      // A few ms late, so the lease has surely ended for the claim's `locked_until < now()`.
-      leaseEnd = setTimeout(() => {
-        leaseEnd = undefined;
-        wake();
-        void watchLeases();
-      }, next.ms + 5);
-      leaseEnd.unref();
-    } catch (error) {
-      logger.warn({ err: error }, 'reading when the next lease ends failed');
-    }
-  }
-
-  /** What became of a job's run: done, due again at once (a rerun), or due later (a retry's pause, in ms). */
-  type RunEnd = { dueAgainInMs?: number };
+  const takeover = createTakeoverTimer({ store, logger, concurrency, holds: (id) => held.holds(id), wake: () => wake(), isRunning: () => running });
 
   async function run(job: ClaimedJob): Promise<RunEnd> {
-    held.set(job.id, job.lease);
+    held.hold(job.id, job.lease);
     try {
-      return await attempt(job);
+      return await attemptJob(job, { store, logger, handlers, policy: policyOf(job.kind), handedBack });
     } finally {
-      held.delete(job.id);
+      held.release(job.id);
     }
-  }
-
-  async function attempt(job: ClaimedJob): Promise<RunEnd> {
-    const policy = policyOf(job.kind);
-    try {
-      const handler = handlers[job.kind] as ((payload: unknown, run: JobRun) => Promise<void>) | undefined;
-      if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
-      await handler(job.payload, { attempt: job.attempts, lastAttempt: job.attempts >= policy.maxAttempts });
-      const end = await finish(job);
-      if (end === 'lost' && !handedBack.has(job.id)) logger.warn({ jobId: job.id, kind: job.kind }, LOST);
-      return end === 'rerun' ? { dueAgainInMs: 0 } : {};
-    } catch (error) {
-      if (handedBack.has(job.id)) return {};
-      const message = error instanceof Error ? error.message : String(error);
-      if (job.attempts >= policy.maxAttempts) {
-        logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed for good');
-        await db.execute(sql`DELETE FROM ${jobs} WHERE id = ${job.id} AND lease = ${job.lease}`);
-        return {};
-      }
-      logger.warn({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed, retrying');
-      const backoffMs = error instanceof RetryJobLater ? error.delayMs : policy.backoffMs(job.attempts);
-      const retried = await queryRows(
-        db,
-        sql`UPDATE ${jobs} SET run_at = now() + ${`${backoffMs} milliseconds`}::interval, locked_until = NULL, lease = NULL,
-            last_error = ${message} WHERE id = ${job.id} AND lease = ${job.lease} RETURNING id`,
-      );
-      if (retried.length > 0) return { dueAgainInMs: backoffMs };
-      // Taken over meanwhile: its retries are the new holder's.
-      logger.warn({ jobId: job.id, kind: job.kind }, LOST);
-      return {};
-    }
-  }
-
-  /**
-   * Deletes a done job, unless it was enqueued again while it ran: then it is due again at once (`rerun`). Nothing
-   * when another worker took the job over after this holder's lease ran out (`lost`): the job is that worker's.
-   */
-  async function finish(job: ClaimedJob): Promise<'deleted' | 'rerun' | 'lost'> {
-    const deleted = await queryRows(db, sql`DELETE FROM ${jobs} WHERE id = ${job.id} AND lease = ${job.lease} AND NOT rerun RETURNING id`);
-    if (deleted.length > 0) return 'deleted';
-    const due = await queryRows(
-      db,
-      sql`UPDATE ${jobs} SET rerun = false, run_at = now(), locked_until = NULL, lease = NULL, attempts = 0, last_error = NULL
-          WHERE id = ${job.id} AND lease = ${job.lease} RETURNING id`,
-    );
-    return due.length > 0 ? 'rerun' : 'lost';
   }
 
   /**
@@ -256,17 +134,9 @@ export function createJobQueue(options: JobQueueOptions) {
    */
   async function handBackLeases(): Promise<void> {
     if (held.size === 0) return;
-    const pairs = sql.join(
-      [...held].map(([id, lease]) => sql`(${id}::uuid, ${lease}::uuid)`),
-      sql`, `,
-    );
-    for (const id of held.keys()) handedBack.add(id);
-    held.clear();
-    const given = await queryRows<{ id: string; kind: string }>(
-      db,
-      sql`UPDATE ${jobs} SET locked_until = NULL, lease = NULL, attempts = greatest(attempts - 1, 0)
-          WHERE (id, lease) IN (${pairs}) RETURNING id, kind`,
-    );
+    const leases = held.releaseAll();
+    for (const [id] of leases) handedBack.add(id);
+    const given = await store.handBack(leases);
     if (given.length > 0) logger.warn({ jobs: given }, 'shutdown grace ending: running jobs handed back');
   }
 
@@ -276,7 +146,7 @@ export function createJobQueue(options: JobQueueOptions) {
       const free = concurrency - inFlight.size;
       if (free <= 0) return;
       wanted = false;
-      const claimed = await claim(free);
+      const claimed = await store.claim(free);
       // A full claim may have left more behind (a wake during the claim has set it again already).
       if (claimed.length === free) wanted = true;
       for (const job of claimed) {
@@ -323,18 +193,7 @@ export function createJobQueue(options: JobQueueOptions) {
      */
     async enqueue<K extends JobKind>(executor: Executor, kind: K, payload: JobCatalog[K], options: { key?: string } = {}): Promise<void> {
       // A keyed job already running only gets `rerun` (its holder runs it again): no one else needs waking.
-      const upsert =
-        options.key === undefined
-          ? sql``
-          : sql`ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
-                SET rerun = ${jobs.lockedUntil} IS NOT NULL AND ${jobs.lockedUntil} >= now(), run_at = least(${jobs.runAt}, now())`;
-      await executor.execute(
-        sql`WITH job AS (
-              INSERT INTO ${jobs} (id, kind, payload, run_at, key)
-              VALUES (${newId()}, ${kind}, ${JSON.stringify(payload)}::jsonb, now(), ${options.key ?? null}) ${upsert}
-              RETURNING rerun)
-            SELECT ${notifySql()} FROM job WHERE NOT rerun`,
-      );
+      await store.enqueue(executor, kind, payload, options.key, notifySql());
     },
     /** The feature that owns a kind of job runs it (and may set how it is retried). */
     handle<K extends JobKind>(kind: K, handler: JobHandlers[K], retryPolicy?: RetryPolicy): void {
@@ -348,15 +207,7 @@ export function createJobQueue(options: JobQueueOptions) {
      * (due later: a retry's pause) or queued (due, waiting for a worker). One scan of the table, which holds only
      * jobs not yet done.
      */
-    async counts(): Promise<{ kind: string; state: JobState; count: number }[]> {
-      return queryRows(
-        db,
-        sql`SELECT kind, state, count(*)::int AS count FROM (
-              SELECT kind, CASE WHEN locked_until >= now() THEN 'running' WHEN run_at > now() THEN 'scheduled' ELSE 'queued' END AS state
-              FROM ${jobs}) j
-            GROUP BY kind, state`,
-      );
-    },
+    counts: (): Promise<{ kind: string; state: JobState; count: number }[]> => store.counts(),
     /** The NOTIFY a statement that writes jobs itself sends with them (`SELECT <this> FROM …`). */
     notifySql,
     /** The payload of that NOTIFY, for fixed statements (`pg_notify('parley_jobs', $n)`). */
@@ -368,24 +219,21 @@ export function createJobQueue(options: JobQueueOptions) {
     },
     async start(): Promise<void> {
       // PGlite: no other process can hold a lease, so those left are a crashed run's, free at once.
-      if (options.ownsDatabase) await db.execute(sql`UPDATE ${jobs} SET locked_until = NULL, lease = NULL WHERE locked_until IS NOT NULL`);
+      if (options.ownsDatabase) await store.releaseAll();
       running = true;
       timer = setInterval(() => {
         wake();
-        void watchLeases();
+        takeover.watch();
       }, pollMs);
       timer.unref();
-      heartbeat = setInterval(() => void renewLeases(), heartbeatMs);
-      heartbeat.unref();
+      held.start();
       wake();
-      void watchLeases();
+      takeover.watch();
       // Jobs put off to later (retries) by an earlier run of this process: their timers were lost with it.
-      queryRows<{ ms: number | null }>(
-        db,
-        sql`SELECT (extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS ms FROM ${jobs} WHERE run_at > now()`,
-      )
-        .then(([row]) => {
-          if (row?.ms != null) wakeIn(row.ms);
+      store
+        .msUntilNextDue()
+        .then((ms) => {
+          if (ms !== undefined) wakeIn(ms);
         })
         .catch((error: unknown) => logger.warn({ err: error }, 'reading when the next job is due failed'));
     },
@@ -396,15 +244,98 @@ export function createJobQueue(options: JobQueueOptions) {
     async stop(handBack?: AbortSignal): Promise<void> {
       running = false;
       if (timer) clearInterval(timer);
-      clearTimeout(leaseEnd);
+      takeover.clear();
       clearWakeTimers();
       await loop;
       // Jobs finishing keep their leases until they end (the heartbeat goes on).
       const ended = await Promise.race([Promise.allSettled([...inFlight]).then(() => true), untilAborted(handBack).then(() => false)]);
       if (!ended) await handBackLeases().catch((error: unknown) => logger.error({ err: error }, 'handing back running jobs failed'));
-      if (heartbeat) clearInterval(heartbeat);
+      held.stop();
     },
   };
 }
 
 export type JobQueue = ReturnType<typeof createJobQueue>;
+
+/** What became of a job's run: done, due again at once (a rerun), or due later (a retry's pause, in ms). */
+type RunEnd = { dueAgainInMs?: number };
+
+interface AttemptContext {
+  store: JobStore;
+  logger: FastifyBaseLogger;
+  handlers: Partial<JobHandlers>;
+  policy: RetryPolicy;
+  /** Jobs given back at shutdown while they ran: how their runs end is moot. */
+  handedBack: ReadonlySet<string>;
+}
+
+/** One try of a claimed job: done (deleted or due again for a rerun), retried after a pause, or dropped after its last try. */
+async function attemptJob(job: ClaimedJob, { store, logger, handlers, policy, handedBack }: AttemptContext): Promise<RunEnd> {
+  try {
+    const handler = handlers[job.kind] as ((payload: unknown, run: JobRun) => Promise<void>) | undefined;
+    if (!handler) throw new Error(`no handler for jobs of kind ${job.kind}`);
+    await handler(job.payload, { attempt: job.attempts, lastAttempt: job.attempts >= policy.maxAttempts });
+    const end = await store.finish(job);
+    if (end === 'lost' && !handedBack.has(job.id)) logger.warn({ jobId: job.id, kind: job.kind }, LOST);
+    return end === 'rerun' ? { dueAgainInMs: 0 } : {};
+  } catch (error) {
+    if (handedBack.has(job.id)) return {};
+    const message = error instanceof Error ? error.message : String(error);
+    if (job.attempts >= policy.maxAttempts) {
+      logger.error({ err: error, jobId: job.id, kind: job.kind }, 'job failed for good');
+      await store.drop(job);
+      return {};
+    }
+    logger.warn({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed, retrying');
+    const backoffMs = error instanceof RetryJobLater ? error.delayMs : policy.backoffMs(job.attempts);
+    const retried = await store.retryLater(job, backoffMs, message);
+    if (retried) return { dueAgainInMs: backoffMs };
+    // Taken over meanwhile: its retries are the new holder's.
+    logger.warn({ jobId: job.id, kind: job.kind }, LOST);
+    return {};
+  }
+}
+
+/**
+ * A timer at the earliest lease of a job not running here: if its holder died, the job is claimed the moment its
+ * lease runs out rather than at the next poll. Looked up at every poll and start, and again when the timer fires
+ * (the next lease may end before the next poll).
+ */
+function createTakeoverTimer(options: {
+  store: JobStore;
+  logger: FastifyBaseLogger;
+  concurrency: number;
+  holds: (id: string) => boolean;
+  wake: () => void;
+  isRunning: () => boolean;
+}) {
+  const { store, logger, concurrency, holds, wake, isRunning } = options;
+  let leaseEnd: NodeJS.Timeout | undefined;
+  async function watch(): Promise<void> {
+    try {
+      // The earliest leases, one more than this worker can hold: jobs it claimed meanwhile are told apart below.
+      const leases = await store.earliestLeases(concurrency + 1);
+      if (!isRunning()) return;
+      clearTimeout(leaseEnd);
+      leaseEnd = undefined;
+      const next = leases.find((lease) => !holds(lease.id));
+      if (!next) return;
+      // A few ms late, so the lease has surely ended for the claim's `locked_until < now()`.
+      leaseEnd = setTimeout(() => {
+        leaseEnd = undefined;
+        wake();
+        void watch();
+      }, next.ms + 5);
+      leaseEnd.unref();
+    } catch (error) {
+      logger.warn({ err: error }, 'reading when the next lease ends failed');
+    }
+  }
+  return {
+    watch: (): void => void watch(),
+    clear(): void {
+      clearTimeout(leaseEnd);
+      leaseEnd = undefined;
+    },
+  };
+}

@@ -14,7 +14,8 @@ function renewals() {
   let next: ((ids: string[]) => void) | undefined;
   return {
     seen,
-    renew: async (ids: string[]) => {
+    renew: async (held: [string, string][]) => {
+      const ids = held.map(([id]) => id);
       seen.push([...ids].sort());
       next?.(ids);
     },

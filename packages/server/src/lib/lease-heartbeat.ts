@@ -3,8 +3,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface LeaseHeartbeatOptions {
-  /** Extends the leases of these ids (one statement). */
-  renew: (ids: string[]) => Promise<void>;
+  /** Extends the leases of these ids, each with the token its claim gave ('' where there is none), in one statement. */
+  renew: (held: [id: string, token: string][]) => Promise<void>;
   everyMs: number;
   logger: FastifyBaseLogger;
   /** Names the work in the log line of a failed renewal. */
@@ -12,7 +12,8 @@ export interface LeaseHeartbeatOptions {
 }
 
 export function createLeaseHeartbeat({ renew, everyMs, logger, what }: LeaseHeartbeatOptions) {
-  const held = new Set<string>();
+  /** Held here, each with its lease token. */
+  const held = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
   let renewing = false;
 
@@ -29,17 +30,23 @@ export function createLeaseHeartbeat({ renew, everyMs, logger, what }: LeaseHear
   }
 
   return {
-    hold(id: string): void {
-      held.add(id);
+    hold(id: string, token = ''): void {
+      held.set(id, token);
+    },
+    holds(id: string): boolean {
+      return held.has(id);
+    },
+    get size(): number {
+      return held.size;
     },
     release(id: string): void {
       held.delete(id);
     },
     /** Stops renewing every lease held and says which they were (they are to be given back). */
-    releaseAll(): string[] {
-      const ids = [...held];
+    releaseAll(): [id: string, token: string][] {
+      const all = [...held];
       held.clear();
-      return ids;
+      return all;
     },
     start(): void {
       timer = setInterval(() => void renewAll(), everyMs);

@@ -51,7 +51,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
   /** Claimed here and not yet recorded: their leases are renewed. */
   const leases = createLeaseHeartbeat({
-    renew: (ids) => store.renewLeases(ids, leaseMs),
+    renew: (held) => store.renewLeases(held.map(([id]) => id), leaseMs),
     everyMs: options.heartbeatMs ?? leaseMs / 4,
     logger,
     what: 'delivery',
@@ -204,7 +204,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       for (const id of unsent) leases.release(id);
       await store.releaseLeases(unsent).catch((error: unknown) => logger.warn({ err: error }, 'releasing unsent deliveries failed'));
       const ended = await Promise.race([Promise.allSettled([...tasks]).then(() => true), untilAborted(handBack).then(() => false)]);
-      const unrecorded = ended ? [] : leases.releaseAll();
+      const unrecorded = ended ? [] : leases.releaseAll().map(([id]) => id);
       if (unrecorded.length > 0) {
         logger.warn({ deliveries: unrecorded.length }, 'shutdown grace ending: deliveries in flight handed back');
         await store.releaseLeases(unrecorded).catch((error: unknown) => logger.warn({ err: error }, 'handing back deliveries failed'));
