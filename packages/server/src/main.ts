@@ -121,7 +121,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ database: database.kind, dataDir: config.dataDir }, 'parley started');
+  // startMs: from the process's start (performance.timeOrigin) until it listens.
+  logger.info({ database: database.kind, dataDir: config.dataDir, startMs: Math.round(performance.now()) }, 'parley started');
 }
 
 main().catch((error: unknown) => {

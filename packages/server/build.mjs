@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Builds the server to plain JavaScript for `npm start`: every source file of src/ (tests left out) transpiled by
+// esbuild to the same place under dist/, with a source map beside it (`node --enable-source-maps` shows .ts lines),
+// and @parley/contracts likewise into packages/contracts/dist/. One file per source file, not one bundle: paths
+// read at run time relative to a module (the drizzle folder, the encoder's and parser's worker files, the
+// lexicon, the web and widget bundles) stay where they were. Relative `.ts` imports become `.js`, and the server's
+// `@parley/contracts` imports point at that build. Run by scripts/build.mjs (npm install, npm start, npm test);
+// skipped when dist/ is newer than every source file. `--check` exits 1 when the build is out of date.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const trees = [
+  { src: path.join(here, 'src'), dist: path.join(here, 'dist') },
+  { src: path.join(here, '..', 'contracts', 'src'), dist: path.join(here, '..', 'contracts', 'dist') },
+];
+const stamp = path.join(here, 'dist', '.built');
+
+function files(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? files(full) : [full];
+  });
+}
+
+const isSource = (file) => !file.endsWith('.test.ts');
+const newestSource = Math.max(
+  statSync(fileURLToPath(import.meta.url)).mtimeMs,
+  ...trees.flatMap(({ src }) => files(src).filter(isSource).map((file) => statSync(file).mtimeMs)),
+);
+const current = existsSync(stamp) && statSync(stamp).mtimeMs >= newestSource && trees.every(({ dist }) => existsSync(dist));
+if (process.argv.includes('--check')) process.exit(current ? 0 : 1);
+if (current) process.exit(0);
+
+const started = performance.now();
+const { build } = await import('esbuild');
+const contractsEntry = path.join(trees[1].dist, 'index.js');
+for (const { src, dist } of trees) {
+  rmSync(dist, { recursive: true, force: true });
+  const sources = files(src).filter(isSource);
+  await build({
+    entryPoints: sources.filter((file) => file.endsWith('.ts')),
+    outdir: dist,
+    outbase: src,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'warning',
+  });
+  for (const file of sources.filter((name) => !name.endsWith('.ts'))) {
+    const target = path.join(dist, path.relative(src, file));
+    mkdirSync(path.dirname(target), { recursive: true });
+    copyFileSync(file, target);
+  }
+  for (const file of files(dist).filter((name) => name.endsWith('.js'))) {
+    // Same length (.ts → .js) keeps every column of the source map; only import lines change otherwise.
+    const text = readFileSync(file, 'utf8')
+      .replace(/((?:\bfrom|\bimport)\s*\(?\s*)"(\.{1,2}\/[^"\n]*)\.ts"/g, '$1"$2.js"')
+      .replace(/((?:\bfrom|\bimport)\s*\(?\s*)"@parley\/contracts"/g, (_, lead) => {
+        const relative = path.relative(path.dirname(file), contractsEntry).split(path.sep).join('/');
+        return `${lead}"${relative.startsWith('.') ? relative : `./${relative}`}"`;
+      });
+    writeFileSync(file, text);
+    if (/^\s*import\s[^;]*"(\.{1,2}\/[^"]*\.ts|@parley\/[^"]*)"/m.test(text)) {
+      console.error(`server build: ${path.relative(here, file)} still imports TypeScript`);
+      process.exit(1);
+    }
+  }
+}
+writeFileSync(stamp, `${new Date().toISOString()}\n`);
+process.stderr.write(`server built to packages/server/dist in ${Math.round(performance.now() - started)} ms\n`);
