@@ -131,8 +131,20 @@ export function checkingStorableText(validate: CompiledValidator): CompiledValid
   return checked;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object));
+/**
+ * Each route's validator is compiled by Ajv on the route's first request, not at start: compiling every schema of
+ * every surface took a third of a second and several MB at start, mostly for routes a server never sees.
+ */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  let compiled: CompiledValidator | undefined;
+  const validate: CompiledValidator = (data) => {
+    compiled ??= checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object));
+    const valid = compiled(data);
+    validate.errors = compiled.errors ?? null;
+    return valid;
+  };
+  return validate;
+};
 
 function fieldPath(error: ErrorObject, context: string): string {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
