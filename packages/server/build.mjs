@@ -4,8 +4,11 @@
 // and @parley/contracts likewise into packages/contracts/dist/. One file per source file, not one bundle: paths
 // read at run time relative to a module (the drizzle folder, the encoder's and parser's worker files, the
 // lexicon, the web and widget bundles) stay where they were. Relative `.ts` imports become `.js`, and the server's
-// `@parley/contracts` imports point at that build. Run by scripts/build.mjs (npm install, npm start, npm test);
-// skipped when dist/ is newer than every source file. `--check` exits 1 when the build is out of date.
+// `@parley/contracts` imports point at that build. Last, dist/pglite-template.tar: an empty database with every
+// migration applied, made once here so that a server's first start unpacks it instead of running PGlite's initdb
+// and the migrations (db/client.ts). Run by scripts/build.mjs (npm install, npm start, npm test); skipped when
+// dist/ is newer than every source file and migration. `--check` exits 1 when the build is out of date.
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +19,8 @@ const trees = [
   { src: path.join(here, '..', 'contracts', 'src'), dist: path.join(here, '..', 'contracts', 'dist') },
 ];
 const stamp = path.join(here, 'dist', '.built');
+const migrations = path.join(here, 'drizzle');
+const template = path.join(here, 'dist', 'pglite-template.tar');
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -28,6 +33,7 @@ const isSource = (file) => !file.endsWith('.test.ts');
 const newestSource = Math.max(
   statSync(fileURLToPath(import.meta.url)).mtimeMs,
   ...trees.flatMap(({ src }) => files(src).filter(isSource).map((file) => statSync(file).mtimeMs)),
+  ...files(migrations).map((file) => statSync(file).mtimeMs),
 );
 const current = existsSync(stamp) && statSync(stamp).mtimeMs >= newestSource && trees.every(({ dist }) => existsSync(dist));
 if (process.argv.includes('--check')) process.exit(current ? 0 : 1);
@@ -69,6 +75,23 @@ for (const { src, dist } of trees) {
       process.exit(1);
     }
   }
+}
+
+// In a child process: initdb holds a second PGlite instance and some 800 MB while it runs.
+const code = `
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const { writeFile } = await import('node:fs/promises');
+  const client = await PGlite.create();
+  await migrate(drizzle(client), { migrationsFolder: ${JSON.stringify(migrations)} });
+  const dump = await client.dumpDataDir('none');
+  await client.close();
+  await writeFile(${JSON.stringify(template)}, Buffer.from(await dump.arrayBuffer()));`;
+const made = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: here, stdio: 'inherit' });
+if (made.status !== 0) {
+  console.error('server build: the PGlite template could not be made');
+  process.exit(1);
 }
 writeFileSync(stamp, `${new Date().toISOString()}\n`);
 process.stderr.write(`server built to packages/server/dist in ${Math.round(performance.now() - started)} ms\n`);
