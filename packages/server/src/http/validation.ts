@@ -111,7 +111,7 @@ export function findUnstorableText(data: unknown): ErrorObject | undefined {
   return undefined;
 }
 
-interface CompiledValidator {
+export interface CompiledValidator {
   (data: unknown): boolean;
   errors?: ErrorObject[] | null;
 }
@@ -132,19 +132,23 @@ export function checkingStorableText(validate: CompiledValidator): CompiledValid
 }
 
 /**
- * Each route's validator is compiled by Ajv on the route's first request, not at start: compiling every schema of
- * every surface took a third of a second and several MB at start, mostly for routes a server never sees.
+ * A validator compiled on its first use: each route's validator is compiled by Ajv on the route's first request,
+ * not at start (compiling every schema of every surface took a third of a second and several MB at start, mostly
+ * for routes a server never sees).
  */
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+export function compiledOnFirstUse(compile: () => CompiledValidator): CompiledValidator {
   let compiled: CompiledValidator | undefined;
   const validate: CompiledValidator = (data) => {
-    compiled ??= checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object));
+    compiled ??= compile();
     const valid = compiled(data);
     validate.errors = compiled.errors ?? null;
     return valid;
   };
   return validate;
-};
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  compiledOnFirstUse(() => checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)));
 
 function fieldPath(error: ErrorObject, context: string): string {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
