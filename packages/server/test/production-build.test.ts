@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
+/** node's arguments in `npm start` (package.json), after the variable it sets (docs/performance.md, Footprint). */
 const START = ['--enable-source-maps', 'packages/server/dist/main.js'];
 
 let dataDir: string;
@@ -26,14 +27,14 @@ after(async () => {
 
 test('npm start runs the JavaScript build: no TypeScript loader, no .ts module, and no tsx', () => {
   const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  assert.equal(scripts.start, `node ${START.join(' ')}`);
+  assert.equal(scripts.start, `MALLOC_TRIM_THRESHOLD_=131072 node ${START.join(' ')}`);
   const main = readFileSync(path.join(root, 'packages/server/dist/main.js'), 'utf8');
   assert.match(main, /from "\.\/app\.js"/);
   assert.doesNotMatch(main, /\.ts"/);
 });
 
 test('the built server starts on a new DATA_DIR, answers /healthz and logs how long its start took', { timeout: 120_000 }, async () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', MALLOC_TRIM_THRESHOLD_: '131072' };
   // This test owns an embedded database in its DATA_DIR, whatever database the suite runs on.
   delete env.DATABASE_URL;
   delete env.ADMIN_TOKEN;
