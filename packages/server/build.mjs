@@ -9,7 +9,7 @@
 // and the migrations (db/client.ts). Run by scripts/build.mjs (npm install, npm start, npm test); skipped when
 // dist/ is newer than every source file and migration. `--check` exits 1 when the build is out of date.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,8 +42,15 @@ if (current) process.exit(0);
 const started = performance.now();
 const { build } = await import('esbuild');
 const contractsEntry = path.join(trees[1].dist, 'index.js');
+// The template depends only on the migrations and the PGlite that makes it: kept across builds while it is current.
+const pglitePackage = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
+const templateCurrent =
+  existsSync(template) &&
+  statSync(template).mtimeMs > Math.max(statSync(pglitePackage).mtimeMs, ...files(migrations).map((file) => statSync(file).mtimeMs));
 for (const { src, dist } of trees) {
-  rmSync(dist, { recursive: true, force: true });
+  for (const entry of existsSync(dist) ? readdirSync(dist) : []) {
+    if (!(templateCurrent && path.join(dist, entry) === template)) rmSync(path.join(dist, entry), { recursive: true, force: true });
+  }
   const sources = files(src).filter(isSource);
   await build({
     entryPoints: sources.filter((file) => file.endsWith('.ts')),
@@ -87,11 +94,12 @@ const code = `
   await migrate(drizzle(client), { migrationsFolder: ${JSON.stringify(migrations)} });
   const dump = await client.dumpDataDir('none');
   await client.close();
-  await writeFile(${JSON.stringify(template)}, Buffer.from(await dump.arrayBuffer()));`;
-const made = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: here, stdio: 'inherit' });
+  await writeFile(${JSON.stringify(`${template}.partial`)}, Buffer.from(await dump.arrayBuffer()));`;
+const made = templateCurrent ? { status: 0 } : spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: here, stdio: 'inherit' });
 if (made.status !== 0) {
   console.error('server build: the PGlite template could not be made');
   process.exit(1);
 }
+if (!templateCurrent) renameSync(`${template}.partial`, template);
 writeFileSync(stamp, `${new Date().toISOString()}\n`);
 process.stderr.write(`server built to packages/server/dist in ${Math.round(performance.now() - started)} ms\n`);
