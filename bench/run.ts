@@ -6,18 +6,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { scenarioDatabase, findPostgres, type DatabaseKind, type PostgresServer } from './lib/database.ts';
-import { startParley, ROOT, type ParleyServer } from './lib/processes.ts';
+import { buildServer, startParley, ROOT, type ParleyServer } from './lib/processes.ts';
 import { summarizeProfile } from './lib/profile.ts';
 import { markdownTable } from './lib/report.ts';
 import { peakRssTarget, row, type Row, type Scenario, type ScenarioSettings } from './lib/scenario.ts';
 import { chatList } from './scenarios/chat-list.ts';
 import { conversations } from './scenarios/conversations.ts';
 import { demoCatalog } from './scenarios/demo-catalog.ts';
+import { footprint } from './scenarios/footprint.ts';
 import { gateway, gatewayReject } from './scenarios/gateway.ts';
 import { ingest } from './scenarios/ingest.ts';
 import { webhookDelivery } from './scenarios/webhook-delivery.ts';
 
-const SCENARIOS: Scenario[] = [gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog];
+const SCENARIOS: Scenario[] = [footprint, gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog];
 
 const USAGE = `usage: npm run bench -- [scenario…] [--db pglite|postgres] [--seconds N] [--chats N] [--conversations N]
                          [--deliveries N] [--profile]
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
     deliveries: count(values.deliveries, 'deliveries', db === 'postgres' ? 20_000 : 5_000),
   };
 
+  buildServer();
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   await chmod(workDir, 0o755); // a throwaway PostgreSQL server runs as user postgres inside it
   let postgres: PostgresServer | undefined;
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
         log(`${scenario.name}: ${((Date.now() - scenarioStarted) / 1000).toFixed(0)} s`);
       }
       if (values.profile) {
-        // One profile per thread; the server's main thread is the largest (the other is tsx's loader).
+        // One profile per thread; the server's main thread is the largest.
         const files = await readdir(profileDir).catch(() => [] as string[]);
         const sizes = await Promise.all(files.map(async (file) => ({ file, size: (await stat(path.join(profileDir, file))).size })));
         for (const { file } of sizes.filter((entry) => entry.size === Math.max(...sizes.map((s) => s.size)))) {

@@ -1,15 +1,36 @@
-// The processes a benchmark measures or talks to: the Parley server as `npm start` runs it, the bare node:http
-// ceiling, and the webhook receiver. Each is its own process, apart from the load generator (this process).
-import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+// The processes a benchmark measures or talks to: the Parley server as `npm start` runs it (node on its
+// JavaScript build), the bare node:http ceiling, and the webhook receiver. Each is its own process, apart from the
+// load generator (this process).
+import { execFileSync, fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = 'packages/server/src/main.ts';
+/**
+ * What `npm start` runs (package.json's `start`: `[NAME=value …] node …`), after its prestart built the server:
+ * the variables it sets and node's arguments.
+ */
+const START = (() => {
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = (scripts.start ?? '').trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] ?? '')) {
+    const [name = '', ...value] = (words.shift() ?? '').split('=');
+    env[name] = value.join('=');
+  }
+  if (words.shift() !== 'node') throw new Error(`package.json's start script must run node: ${scripts.start}`);
+  return { env, args: words };
+})();
+
+/** Builds the server's JavaScript as `npm start`'s prestart does (nothing to do when it is current). */
+export function buildServer(): void {
+  const built = spawnSync(process.execPath, ['packages/server/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('the server build failed (node packages/server/build.mjs)');
+}
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -29,6 +50,19 @@ export async function peakRssMb(pid: number | undefined): Promise<number | undef
   } catch {
     return undefined;
   }
+}
+
+/** Resident set of a process and its child processes now (Linux `VmRSS`), in MiB; undefined without /proc. */
+export async function rssMb(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const kb = async (id: string): Promise<number> => {
+    const status = await readFile(`/proc/${id}/status`, 'utf8').catch(() => '');
+    const own = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+    const children = (await readFile(`/proc/${id}/task/${id}/children`, 'utf8').catch(() => '')).split(' ').filter(Boolean);
+    return own + (await Promise.all(children.map(kb))).reduce((sum, value) => sum + value, 0);
+  };
+  const total = await kb(String(pid));
+  return total > 0 ? Math.round(total / 1024) : undefined;
 }
 
 /** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux almost everywhere). */
@@ -68,7 +102,7 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-async function waitForHttp(url: string, child: ChildProcess, what: string, timeoutMs = 120_000, status = 200): Promise<void> {
+async function waitForHttp(url: string, child: ChildProcess, what: string, timeoutMs = 120_000, status = 200, pollMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} before answering`);
@@ -80,7 +114,7 @@ async function waitForHttp(url: string, child: ChildProcess, what: string, timeo
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`${what} did not answer ${url} within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 
@@ -88,8 +122,12 @@ export interface ParleyServer {
   url: string;
   adminToken: string;
   pid: number | undefined;
+  /** Milliseconds from the spawn until /healthz answered 200. */
+  readyMs: number;
   /** Peak RSS of the server process until now, in MiB. */
   peakRssMb(): Promise<number | undefined>;
+  /** RSS of the server process and its children now, in MiB. */
+  rssMb(): Promise<number | undefined>;
   /** CPU time and SQL statements of the server so far (read before and after a measured run). */
   usage(): Promise<Usage>;
   /** SIGTERM, then waits for a clean exit (the CPU profile, if asked for, is written then). */
@@ -108,7 +146,7 @@ export interface ParleyOptions {
   env?: Record<string, string>;
 }
 
-/** Starts the server exactly as `npm start` does (node + tsx on main.ts), with a benchmark's rate limit. */
+/** Starts the server exactly as `npm start` does (node on the build; see buildServer), with a benchmark's rate limit. */
 export async function startParley(options: ParleyOptions): Promise<ParleyServer> {
   const port = await freePort();
   const adminToken = randomBytes(24).toString('hex');
@@ -126,24 +164,27 @@ export async function startParley(options: ParleyOptions): Promise<ParleyServer>
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     // Counts the SQL statements the server sends; it writes the count to this file on SIGUSR2.
     PARLEY_COUNT_STATEMENTS: options.statementsFile,
+    ...START.env,
     ...options.env,
   };
   delete env.REDIS_URL;
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else delete env.DATABASE_URL;
-  const args = ['--import', 'tsx'];
-  if (options.cpuProfileDir) args.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
-  const child = spawn(process.execPath, [...args, MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const spawned = performance.now();
+  const child = spawn(process.execPath, [...args, ...START.args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(options.logFile, { flags: 'a' });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${url}/healthz`, child, 'the Parley server');
+    await waitForHttp(`${url}/healthz`, child, 'the Parley server', 120_000, 200, 10);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${(error as Error).message} (log: ${options.logFile})`, { cause: error });
+    const tail = (await readFile(options.logFile, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join('\n');
+    throw new Error(`${(error as Error).message} (log: ${options.logFile}):\n${tail}`, { cause: error });
   }
+  const readyMs = performance.now() - spawned;
   let reports = 0;
   const statements = async (): Promise<number | undefined> => {
     if (child.pid === undefined || child.exitCode !== null) return undefined;
@@ -167,7 +208,9 @@ export async function startParley(options: ParleyOptions): Promise<ParleyServer>
     url,
     adminToken,
     pid: child.pid,
+    readyMs,
     peakRssMb: () => peakRssMb(child.pid),
+    rssMb: () => rssMb(child.pid),
     async usage() {
       const [cpuUs, count] = await Promise.all([cpuMicroseconds(child.pid), statements()]);
       return { cpuUs, statements: count };

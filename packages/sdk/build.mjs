@@ -7,7 +7,6 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, 'dist');
@@ -25,6 +24,7 @@ function newest(dir) {
 const outputs = ['index.js', 'index.d.ts'].map((file) => path.join(dist, file));
 const sources = Math.max(newest(path.join(here, 'src')), newest(contracts), statSync(fileURLToPath(import.meta.url)).mtimeMs);
 if (outputs.every((file) => existsSync(file) && statSync(file).mtimeMs > sources)) process.exit(0);
+const { build } = await import('esbuild');
 
 rmSync(dist, { recursive: true, force: true });
 await build({

@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // Builds the web account (src/main.tsx, Preact) into dist/: hashed, minified assets and an index.html that
-// loads them. Runs inside `npm install` (prepare), `npm start` (prestart) and `npm test` (scripts/build.mjs).
+// loads them. Runs inside `npm install` (prepare), `npm start` (prestart) and `npm test` (scripts/build.mjs);
+// skipped when dist/ is newer than every source file.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import * as esbuild from 'esbuild';
+import { upToDate } from '../../scripts/up-to-date.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, 'dist');
 const BUDGET = 80 * 1024;
+
+const inputs = [path.join(here, 'src'), path.join(here, '..', 'contracts', 'src'), fileURLToPath(import.meta.url)];
+if (upToDate([path.join(dist, 'index.html')], inputs)) process.exit(0);
+const esbuild = await import('esbuild');
 
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });

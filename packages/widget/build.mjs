@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // Builds the chat widget into dist/: loader.js (served at /widget.js; plain TypeScript, budget 10 kB gzipped) and
-// frame.js + frame.css (the frame app, Preact; budget 40 kB gzipped). Run by scripts/build.mjs.
+// frame.js + frame.css (the frame app, Preact; budget 40 kB gzipped). Run by scripts/build.mjs; skipped when dist/
+// is newer than every source file.
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { upToDate } from '../../scripts/up-to-date.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, 'dist');
+const outputs = ['loader.js', 'frame.js', 'frame.css'].map((file) => path.join(dist, file));
+if (upToDate(outputs, [path.join(here, 'src'), path.join(here, '..', 'contracts', 'src'), fileURLToPath(import.meta.url)])) process.exit(0);
+const { build } = await import('esbuild');
 mkdirSync(dist, { recursive: true });
 
 const common = { bundle: true, minify: true, format: 'iife', target: 'es2020', legalComments: 'none', logLevel: 'warning' };

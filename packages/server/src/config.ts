@@ -29,6 +29,8 @@ export interface Config {
   crmApis: CrmApis;
   /** PARLEY_COUNT_STATEMENTS (benchmarks): count SQL statements and write the count here on SIGUSR2. */
   countStatementsFile: string | undefined;
+  /** PGLITE_SHARED_BUFFERS: the embedded database's buffer pool (PostgreSQL's `shared_buffers`), e.g. `16MB`. */
+  pgliteSharedBuffers: string;
   /** KB_ENCODER: the built-in sentence encoder of knowledge-base retrieval (on by default; `off`: words only). */
   knowledgeEncoder: boolean;
   /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` gives the client address (unset: the TCP peer). */
@@ -64,6 +66,9 @@ export const DEFAULT_MESSENGER_APIS: MessengerApis = {
   meta: 'https://graph.facebook.com',
   viber: 'https://chatapi.viber.com',
 };
+
+/** The embedded database's buffer pool by default: sized for a small server (docs/performance.md, Memory). */
+export const DEFAULT_PGLITE_SHARED_BUFFERS = '16MB';
 
 export class ConfigError extends Error {
   constructor(
@@ -194,6 +199,18 @@ function sender(env: Env, name: string, fallback: string): string {
   throw new ConfigError(name, `must be an e-mail address, or "Name <address>" (got "${raw}")`);
 }
 
+/** A PostgreSQL memory size: a whole number with kB, MB or GB, between `min` and `max` kB. */
+function memorySize(env: Env, name: string, fallback: string, minKb: number, maxKb: number): string {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const match = /^(\d{1,7})(kB|MB|GB)$/.exec(raw);
+  const kb = match ? Number(match[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[match[2] as 'kB' | 'MB' | 'GB'] : NaN;
+  if (!(kb >= minKb && kb <= maxKb)) {
+    throw new ConfigError(name, `must be a size like 16MB or 1GB, from ${minKb / 1024}MB to ${maxKb / 1024 / 1024}GB (got "${raw}")`);
+  }
+  return raw;
+}
+
 function optionalPath(env: Env, name: string, cwd: string): string | undefined {
   const raw = text(env, name);
   return raw === undefined ? undefined : path.resolve(cwd, raw);
@@ -237,6 +254,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       pipedrive: text(env, 'PIPEDRIVE_API_URL') === undefined ? undefined : baseUrl(env, 'PIPEDRIVE_API_URL', ''),
     },
     countStatementsFile: optionalPath(env, 'PARLEY_COUNT_STATEMENTS', cwd),
+    pgliteSharedBuffers: memorySize(env, 'PGLITE_SHARED_BUFFERS', DEFAULT_PGLITE_SHARED_BUFFERS, 1024, 1024 * 1024),
     knowledgeEncoder: onOff(env, 'KB_ENCODER', true),
     trustProxy: proxies(env, 'TRUST_PROXY'),
     metricsToken: bearerToken(env, 'METRICS_TOKEN', 32),

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const statementCounter = countFile === undefined ? undefined : createStatementCounter();
   if (statementCounter && countFile) reportStatementsOnSignal(statementCounter, countFile);
   const database = await openDatabase({
-    ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir) }),
+    ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir), sharedBuffers: config.pgliteSharedBuffers }),
     statementCounter,
   });
   const handBack = new AbortController();
@@ -106,7 +106,8 @@ async function main(): Promise<void> {
   stopOnSignals({ app, database, logger, graceMs: config.shutdownGraceSeconds * 1000, handBack, releaseDataDir, flush: () => logDestination.flushSync() });
 
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ database: database.kind, dataDir: config.dataDir }, 'parley started');
+  // startMs: from the process's start (performance.timeOrigin) until it listens.
+  logger.info({ database: database.kind, dataDir: config.dataDir, startMs: Math.round(performance.now()) }, 'parley started');
 }
 
 /** `POST /admin/v1/backup` of this process's PGlite and DATA_DIR (none with a PostgreSQL server). */

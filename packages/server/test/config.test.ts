@@ -22,6 +22,7 @@ test('defaults', () => {
     messengerApis: { telegram: 'https://api.telegram.org', meta: 'https://graph.facebook.com', viber: 'https://chatapi.viber.com' },
     crmApis: { hubspot: 'https://api.hubapi.com', pipedrive: undefined },
     countStatementsFile: undefined,
+    pgliteSharedBuffers: '16MB',
     knowledgeEncoder: true,
     trustProxy: undefined,
     metricsToken: undefined,
@@ -54,6 +55,7 @@ test('every variable is read', () => {
       PIPEDRIVE_API_URL: 'https://pipedrive.example.com',
       PARLEY_COUNT_STATEMENTS: 'bench/statements.json',
       KB_ENCODER: 'off',
+      PGLITE_SHARED_BUFFERS: '256MB',
       TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback',
       METRICS_TOKEN: 'm'.repeat(32),
       METRICS_PORT: '9464',
@@ -79,6 +81,7 @@ test('every variable is read', () => {
   assert.equal(config.logLevel, 'warn');
   assert.equal(config.countStatementsFile, '/bench/statements.json');
   assert.equal(config.knowledgeEncoder, false);
+  assert.equal(config.pgliteSharedBuffers, '256MB');
   assert.equal(config.metricsToken, 'm'.repeat(32));
   assert.equal(config.metricsPort, 9464);
   assert.equal(config.shutdownGraceSeconds, 45);
@@ -97,6 +100,8 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ RATE_LIMIT_MAX: '0' }, 'Invalid configuration: RATE_LIMIT_MAX must be an integer from 1 to 1000000000 (got "0")'],
     [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_PRIVATE_NETWORKS must be "true" or "false" (got "yes")'],
     [{ KB_ENCODER: 'yes' }, 'Invalid configuration: KB_ENCODER must be on or off (got "yes")'],
+    [{ PGLITE_SHARED_BUFFERS: '16' }, 'Invalid configuration: PGLITE_SHARED_BUFFERS must be a size like 16MB or 1GB, from 1MB to 1GB (got "16")'],
+    [{ PGLITE_SHARED_BUFFERS: '2GB' }, 'Invalid configuration: PGLITE_SHARED_BUFFERS must be a size like 16MB or 1GB, from 1MB to 1GB (got "2GB")'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ PUBLIC_URL: 'ftp://x' }, 'Invalid configuration: PUBLIC_URL must be a URL starting with http:// or https:// (got "ftp://x")'],
     [{ DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://'],

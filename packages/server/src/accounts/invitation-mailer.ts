@@ -1,7 +1,7 @@
 // Invitations by e-mail (SMTP_URL, nodemailer). Without SMTP the inviter passes the link on; a failed send is
 // logged (without the link) and reported as not e-mailed, so the inviter still has the link.
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface InvitationMail {
   to: string;
@@ -21,11 +21,16 @@ export function createInvitationMailer(options: { smtpUrl: string | undefined; f
   const { smtpUrl, from, logger } = options;
   if (!smtpUrl) return { send: async () => false, close() {} };
   // The URL holds the SMTP password: it goes to nodemailer only, never to a log line.
-  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+  // nodemailer is loaded with the first invitation sent, not at start.
+  let transporter: Promise<Transporter> | undefined;
+  const transport = (): Promise<Transporter> =>
+    (transporter ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 }),
+    ));
   return {
     async send(mail) {
       try {
-        await transport.sendMail({
+        await (await transport()).sendMail({
           from,
           to: mail.to,
           subject: `${mail.inviterName} invited you to their Parley team`,
@@ -41,7 +46,7 @@ export function createInvitationMailer(options: { smtpUrl: string | undefined; f
       }
     },
     close() {
-      transport.close();
+      void transporter?.then((made) => made.close(), () => undefined);
     },
   };
 }

@@ -43,13 +43,21 @@ export interface DatabaseHandle {
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+/**
+ * An empty database with every migration applied, made by the production build (packages/server/build.mjs) as
+ * dist/pglite-template.tar; absent when the server runs from its sources (a new data folder is then made by initdb).
+ */
+export const PGLITE_TEMPLATE = fileURLToPath(new URL('../pglite-template.tar', import.meta.url));
 // Any constant works; it only has to be the same in every process that migrates this database.
 const MIGRATION_LOCK_ID = 7_411_902_337;
 
 export type DatabaseOptions = (
   | { kind: 'postgres'; url: string; poolSize?: number }
-  /** `dataDir` undefined = in memory; `loadDataDir` starts from a dump (tests use a migrated template). */
-  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
+  /**
+   * `dataDir` undefined = in memory; `loadDataDir` starts from a dump (tests use a migrated template);
+   * `sharedBuffers`: PostgreSQL's `shared_buffers` (PGLITE_SHARED_BUFFERS; PGlite's own default, 160 MB, when unset).
+   */
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob; sharedBuffers?: string | undefined }
 ) & {
   /** Counts every statement sent (the benchmark's PARLEY_COUNT_STATEMENTS); none by default. */
   statementCounter?: StatementCounter | undefined;
@@ -57,30 +65,38 @@ export type DatabaseOptions = (
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === 'postgres') return openPostgres(options.url, options.poolSize ?? 10, options.statementCounter);
-  return openPglite(options.dataDir, options.loadDataDir, options.statementCounter);
+  return openPglite(options, options.statementCounter);
 }
 
 /**
  * A new data folder is made by a short-lived child process: PGlite's initdb runs a second, in-memory PGlite and
- * unpacks its dump, which would add some 400 MB to the server's peak memory for the rest of its life.
+ * unpacks its dump, which would add some 400 MB to the server's peak memory for the rest of its life. With the
+ * build's template the child unpacks that instead (about 3 s sooner, half the memory, the migrations done).
  */
 async function initializeDataDir(dataDir: string): Promise<void> {
   if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
   const pglite = import.meta.resolve('@electric-sql/pglite');
+  const template = existsSync(PGLITE_TEMPLATE) ? PGLITE_TEMPLATE : null;
   const code = `const { PGlite } = await import(${JSON.stringify(pglite)});
-    const db = await PGlite.create(${JSON.stringify(dataDir)});
+    const { readFile } = await import('node:fs/promises');
+    const template = ${JSON.stringify(template)};
+    const options = template ? { loadDataDir: new Blob([await readFile(template)], { type: 'application/x-tar' }) } : {};
+    const db = await PGlite.create(${JSON.stringify(dataDir)}, options);
     await db.close();`;
   await execFileAsync(process.execPath, ['--input-type=module', '-e', code]);
 }
 
 async function openPglite(
-  dataDir: string | undefined,
-  loadDataDir: Blob | undefined,
+  options: { dataDir?: string; loadDataDir?: Blob; sharedBuffers?: string | undefined },
   statementCounter: StatementCounter | undefined,
 ): Promise<DatabaseHandle> {
+  const { dataDir, loadDataDir, sharedBuffers } = options;
   if (dataDir) await mkdir(dataDir, { recursive: true });
   if (dataDir && !loadDataDir) await initializeDataDir(dataDir);
-  const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  const client = await PGlite.create(dataDir, {
+    ...(loadDataDir ? { loadDataDir } : {}),
+    ...(sharedBuffers ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] } : {}),
+  });
   statementCounter?.watchPglite(client);
   const db = drizzlePglite(client, { schema });
   try {

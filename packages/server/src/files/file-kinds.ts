@@ -2,8 +2,15 @@
 // Content-Type is whatever the sender says, so neither is consulted.
 import { open, readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
+import type * as FileType from 'file-type';
 import type { Upload } from './file-storage.ts';
+
+let fileTypeModule: Promise<typeof FileType> | undefined;
+/** file-type (about 10 MB with its parsers) is loaded with the first file to look at, not at start. */
+function fileType(): Promise<typeof FileType> {
+  fileTypeModule ??= import('file-type');
+  return fileTypeModule;
+}
 
 /** `image`: saved and shown to the agent; `audio`: a voice message; `other`: accepted, not processed. */
 export type FileKind = 'image' | 'audio' | 'other';
@@ -45,7 +52,7 @@ const ACCEPTED = new Map<string, DetectedFile>([
 export async function detectFile(bytes: Buffer, _declaredName: string): Promise<DetectedFile | undefined> {
   let found: { ext: string } | undefined;
   try {
-    found = await fileTypeFromBuffer(bytes);
+    found = await (await fileType()).fileTypeFromBuffer(bytes);
   } catch {
     return undefined; // a container too broken to parse is not an accepted file either
   }
@@ -63,7 +70,7 @@ export async function detectUpload(upload: Upload): Promise<DetectedFile | undef
   if ('bytes' in upload) return detectFile(upload.bytes, upload.name);
   let found: { ext: string } | undefined;
   try {
-    found = await fileTypeFromFile(upload.path);
+    found = await (await fileType()).fileTypeFromFile(upload.path);
   } catch {
     return undefined;
   }
@@ -264,7 +271,7 @@ export async function detectMessengerFile(bytes: Buffer, declared: 'voice' | 'au
   if (declared === 'other' || accepted?.kind === 'audio') return accepted;
   let found: { ext: string } | undefined;
   try {
-    found = await fileTypeFromBuffer(bytes);
+    found = await (await fileType()).fileTypeFromBuffer(bytes);
   } catch {
     return undefined;
   }

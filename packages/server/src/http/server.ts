@@ -2,6 +2,7 @@
 // the access log. No routes here.
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import fastJson from 'fast-json-stringify';
 import { AccessLog } from './access-log.ts';
 import { registerErrorHandler } from './error-handler.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
@@ -29,6 +30,11 @@ export function createHttpServer(logger: FastifyBaseLogger, options: { trustProx
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Fastify's own serializer (fast-json-stringify), compiled on a route's first answer rather than at start.
+  app.setSerializerCompiler(({ schema }) => {
+    let serialize: ((data: unknown) => string) | undefined;
+    return (data: unknown) => (serialize ??= fastJson(schema as Parameters<typeof fastJson>[0]))(data);
+  });
   registerErrorHandler(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -111,7 +111,7 @@ export function findUnstorableText(data: unknown): ErrorObject | undefined {
   return undefined;
 }
 
-interface CompiledValidator {
+export interface CompiledValidator {
   (data: unknown): boolean;
   errors?: ErrorObject[] | null;
 }
@@ -131,8 +131,24 @@ export function checkingStorableText(validate: CompiledValidator): CompiledValid
   return checked;
 }
 
+/**
+ * A validator compiled on its first use: each route's validator is compiled by Ajv on the route's first request,
+ * not at start (compiling every schema of every surface took a third of a second and several MB at start, mostly
+ * for routes a server never sees).
+ */
+export function compiledOnFirstUse(compile: () => CompiledValidator): CompiledValidator {
+  let compiled: CompiledValidator | undefined;
+  const validate: CompiledValidator = (data) => {
+    compiled ??= compile();
+    const valid = compiled(data);
+    validate.errors = compiled.errors ?? null;
+    return valid;
+  };
+  return validate;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object));
+  compiledOnFirstUse(() => checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)));
 
 function fieldPath(error: ErrorObject, context: string): string {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');

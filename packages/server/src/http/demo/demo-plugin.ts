@@ -11,7 +11,7 @@ import { DomainError } from '../../errors.ts';
 import { authenticateKey } from '../public/gateway.ts';
 import { afterRateLimit, registerRateLimit, type InvalidKeyGuard, type RateCounters } from '../rate-limit.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
-import { checkingStorableText, jsonNestedDeeperThan, MAX_BODY_DEPTH, TOO_DEEP_MESSAGE } from '../validation.ts';
+import { checkingStorableText, compiledOnFirstUse, jsonNestedDeeperThan, MAX_BODY_DEPTH, TOO_DEEP_MESSAGE } from '../validation.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -95,7 +95,7 @@ const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false }).addKeyword(int64K
 const textAjv = new Ajv({ ...ajvOptions, coerceTypes: true }).addKeyword(int64Keyword(true));
 
 const demoValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(withInt64Keyword(schema) as object));
+  compiledOnFirstUse(() => checkingStorableText((httpPart === 'body' ? bodyAjv : textAjv).compile(withInt64Keyword(schema) as object)));
 
 const BEARER = /^Bearer +(\S+) *$/i;
 

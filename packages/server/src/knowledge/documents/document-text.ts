@@ -11,16 +11,12 @@ import { fileTypeFromBuffer } from 'file-type';
 import { Parser } from 'htmlparser2';
 import mammoth from 'mammoth';
 import { marked, type Token, type Tokens } from 'marked';
+import { DocumentError } from './document-error.ts';
 
 export type Block = { type: 'heading'; level: number; text: string } | { type: 'paragraph'; text: string };
 
 /** The document cannot be used; `message` is the sentence shown to its owner. */
-export class DocumentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DocumentError';
-  }
-}
+export { DocumentError };
 
 const KIND_NAMES: Record<DocumentKind, string> = {
   pdf: 'a PDF',

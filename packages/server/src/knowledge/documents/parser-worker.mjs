@@ -1,12 +1,15 @@
 // A thread of the document parser's pool (document-parser.ts): parses the files it is sent, one at a time. Plain
-// JavaScript, like the encoder's worker: a worker does not inherit the server's TypeScript loader, so it registers
-// its own before importing the parser.
+// JavaScript, like the encoder's worker. In the production build (packages/server/dist, where this file is copied
+// beside the built parser) it imports the JavaScript; run from the sources (tests, `npm run dev`) a worker does not
+// inherit the server's TypeScript loader, so it registers tsx's before importing the TypeScript.
+import { existsSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
 
-register();
-const { readDocument } = await import('./read-document.ts');
-const { DocumentError } = await import('./document-text.ts');
+const built = existsSync(new URL('./read-document.js', import.meta.url));
+if (!built) (await import('tsx/esm/api')).register();
+const extension = built ? '.js' : '.ts';
+const { readDocument } = await import(`./read-document${extension}`);
+const { DocumentError } = await import(`./document-text${extension}`);
 parentPort.on('message', async ({ id, bytes, kind }) => {
   try {
     const passages = await readDocument(new Uint8Array(bytes), kind);

@@ -1,6 +1,7 @@
 // A document's blocks split along its headings into passages of bounded size, each with the path of headings above
 // it (outermost first) as its context: what retrieval ranks and the model is given (docs/decisions.md, "Documents").
-import { DocumentError, type Block } from './document-text.ts';
+import { DocumentError } from './document-error.ts';
+import type { Block } from './document-text.ts';
 
 export interface Passage {
   headingPath: string[];

