@@ -1,4 +1,4 @@
-// The messengers' inbound webhook (`/channels/{type}/{channelId}/webhook`, DESIGN.md, Messenger connectors): what
+// The messengers' inbound webhook (`/channels/{type}/{channelId}/webhook`, docs/architecture.md, Messenger connectors): what
 // the path and Meta's verification query may hold. The POST body is each messenger's own format, read raw (its
 // signature covers the exact bytes) and parsed by the kind's connector.
 import { Type, type Static } from 'typebox';

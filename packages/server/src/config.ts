@@ -1,4 +1,4 @@
-// Environment → typed, validated configuration (DESIGN.md, Operational contract). Read once, at start.
+// Environment → typed, validated configuration (docs/architecture.md, Operational contract). Read once, at start.
 import { isIP } from 'node:net';
 import path from 'node:path';
 
@@ -23,9 +23,9 @@ export interface Config {
   /** Delivered webhook deliveries are pruned after this many days (failed ones are kept for redelivery). */
   deliveryRetentionDays: number;
   logLevel: LogLevel;
-  /** Base URLs of the messengers' APIs (DESIGN.md, Messenger connectors): operator settings, never per channel. */
+  /** Base URLs of the messengers' APIs (docs/architecture.md, Messenger connectors): operator settings, never per channel. */
   messengerApis: MessengerApis;
-  /** Base URLs of the CRMs' APIs (DESIGN.md, CRM connections): operator settings, never per connection. */
+  /** Base URLs of the CRMs' APIs (docs/architecture.md, CRM connections): operator settings, never per connection. */
   crmApis: CrmApis;
   /** PARLEY_COUNT_STATEMENTS (benchmarks): count SQL statements and write the count here on SIGUSR2. */
   countStatementsFile: string | undefined;

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const secret = await loadOrCreateSecret(config.dataDir, 'admin-token');
     adminToken = secret.value;
     if (secret.created) {
-      // Shown once, by design (DESIGN.md: ADMIN_TOKEN); deliberately not through the logger.
+      // Shown once, by design (docs/architecture.md: ADMIN_TOKEN); deliberately not through the logger.
       process.stdout.write(
         `Operator API token (shown once; kept in ${config.dataDir}/admin-token): ${adminToken}\n`,
       );

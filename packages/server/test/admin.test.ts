@@ -1,4 +1,4 @@
-// Operator API (DESIGN.md): accounts, API keys, deactivation, subscription; what is stored for secrets.
+// Operator API (docs/architecture.md): accounts, API keys, deactivation, subscription; what is stored for secrets.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Handoff to the team end to end over HTTP (DESIGN.md, Handoff to the team): a customer asking for a person in seven
+// Handoff to the team end to end over HTTP (docs/architecture.md, Handoff to the team): a customer asking for a person in seven
 // languages on both engines, the model calling `hand_off` (a real local model server), the knowledge-base engine's
 // fallbacks in a row, the handoff message, the pause and `needsHuman` (the console filter, clearing by a member's
 // reply or a resume, tenant isolation), `chat_handed_off` in the event feed and never at a webhook, the metric and

@@ -1,4 +1,4 @@
-// Backup and restore of the embedded database (DESIGN.md, Operations): `npm run -s admin -- backup` while the real
+// Backup and restore of the embedded database (docs/architecture.md, Operations): `npm run -s admin -- backup` while the real
 // server runs and is being written to, `restore` into a new DATA_DIR, and a start on the restored folder keeps the
 // data, the secrets and a stored file. With DATABASE_URL the command names pg_dump instead.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Configuration from the environment (DESIGN.md, Operational contract).
+// Configuration from the environment (docs/architecture.md, Operational contract).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';

@@ -73,13 +73,13 @@ describe('authentication (spec, Authentication → authentication errors)', () =
   });
 });
 
-describe('scopes (DESIGN.md, Operator API)', () => {
+describe('scopes (docs/architecture.md, Operator API)', () => {
   const registered = () =>
     Object.values(publicRoutes as Record<string, RouteContract>).filter((route) =>
       t.app.hasRoute({ method: route.method, url: `/api/v1${route.url}` }),
     );
 
-  test('the scope of every public route is the one DESIGN.md names', () => {
+  test('the scope of every public route is the one docs/architecture.md names', () => {
     const expected: Record<string, string> = {
       'GET /chats/chat': 'chats:read',
       'GET /chats/chat/read': 'chats:write',

@@ -1,4 +1,4 @@
-// Graceful shutdown (DESIGN.md, Operations): the real server in a child process, on PGlite in a temp DATA_DIR, with
+// Graceful shutdown (docs/architecture.md, Operations): the real server in a child process, on PGlite in a temp DATA_DIR, with
 // a real webhook receiver and a real model server (OpenAI protocol) on this machine. Under load, SIGTERM ends it
 // with exit code 0 within SHUTDOWN_GRACE_SECONDS; after a restart on the same DATA_DIR every acknowledged message
 // has reached the receiver, and nothing reached it twice (no job and no delivery ran again because of the stop).

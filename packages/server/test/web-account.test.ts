@@ -1,5 +1,5 @@
 // The web account in a real browser (issue #13 journeys): sign in (and a wrong password), the Russian UI,
-// connecting an API channel and its webhook test against a local receiver. Accessible names from DESIGN.md.
+// connecting an API channel and its webhook test against a local receiver. Accessible names from docs/architecture.md.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';

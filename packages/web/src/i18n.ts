@@ -1,4 +1,4 @@
-// English and Russian. Visible labels are translated; the accessible names of DESIGN.md stay in English
+// English and Russian. Visible labels are translated; the accessible names of docs/architecture.md stay in English
 // (elements of the contract carry an English aria-label).
 import { useEffect, useState } from 'preact/hooks';
 

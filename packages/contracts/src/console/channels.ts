@@ -1,4 +1,4 @@
-// Console channels (DESIGN.md, Console API → Channel): every kind, its agent settings, engine, hours.
+// Console channels (docs/architecture.md, Console API → Channel): every kind, its agent settings, engine, hours.
 import { Type, type Static, type TObject, type TOptional, type TProperties, type TUnsafe } from 'typebox';
 import { ErrorBody } from '../errors.ts';
 import { CHANNEL_KINDS, type ChannelKind } from '../public/channel-kinds.ts';
@@ -98,7 +98,7 @@ export const ChannelCredentials = {
   viber: object({ authToken: Type.String({ minLength: 1, maxLength: 200 }) }),
 } as const;
 
-// --- Chat widget (DESIGN.md, Chat widget) ------------------------------------------------------------------
+// --- Chat widget (docs/architecture.md, Chat widget) ------------------------------------------------------------------
 
 export const PRE_CHAT_FIELD = ['required', 'optional'] as const;
 export type PreChatField = (typeof PRE_CHAT_FIELD)[number];

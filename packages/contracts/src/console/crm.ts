@@ -1,4 +1,4 @@
-// CRM connections (DESIGN.md, CRM connections; spec console table: `GET /v1/crm/all/`,
+// CRM connections (docs/architecture.md, CRM connections; spec console table: `GET /v1/crm/all/`,
 // `POST /v1/crm/{crm_kind}/connect/`): HubSpot and Pipedrive. When a chat's task becomes done, a job upserts the
 // contact, creates or updates a deal and adds the transcript as a note. Tokens are write-only.
 import { Type, type Static } from 'typebox';

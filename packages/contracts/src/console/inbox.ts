@@ -1,4 +1,4 @@
-// The Inbox (DESIGN.md, Console API): how a team member acts on the same chats as the public API.
+// The Inbox (docs/architecture.md, Console API): how a team member acts on the same chats as the public API.
 import { Type, type Static } from 'typebox';
 import { ErrorBody } from '../errors.ts';
 import { Chat, ListChatsQuery } from '../public/chats.ts';

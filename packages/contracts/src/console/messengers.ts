@@ -1,4 +1,4 @@
-// Messenger connectors in the console (DESIGN.md, Messenger connectors): checking a Telegram bot token before
+// Messenger connectors in the console (docs/architecture.md, Messenger connectors): checking a Telegram bot token before
 // connecting, and the replies a messenger refused for good or that ran out of retries.
 import { Type, type Static } from 'typebox';
 import { ErrorBody } from '../errors.ts';

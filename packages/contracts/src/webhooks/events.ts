@@ -94,7 +94,7 @@ export const HANDOFF_REASONS = ['model', 'customer_request', 'fallbacks'] as con
 export type HandoffReason = (typeof HANDOFF_REASONS)[number];
 
 /**
- * The agent handed a chat to the team (DESIGN.md, Handoff to the team). In the event feed and the console's live
+ * The agent handed a chat to the team (docs/architecture.md, Handoff to the team). In the event feed and the console's live
  * stream only: never sent to a webhook (webhooks stay the spec's three events).
  */
 export const ChatHandedOffEvent = object({

@@ -1,4 +1,4 @@
-// Visitor API of the chat widget (`/widget/v1`, DESIGN.md, Chat widget): what the frame served from Parley's
+// Visitor API of the chat widget (`/widget/v1`, docs/architecture.md, Chat widget): what the frame served from Parley's
 // origin calls. A visitor is known by a token the server signs (`POST /session`), sent as `Authorization: Bearer`.
 // The live stream is a WebSocket at `/widget/v1/live` (described in the document's info: OpenAPI 3.0 has no
 // WebSocket operations).

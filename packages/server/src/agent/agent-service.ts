@@ -1,4 +1,4 @@
-// The agent's part in the message flow (spec, send-message-universal rules 1 and 3; DESIGN.md, Agent engines).
+// The agent's part in the message flow (spec, send-message-universal rules 1 and 3; docs/architecture.md, Agent engines).
 // When a customer message is stored, `planFor` decides in the same transaction: the agent answers (the message
 // waits for it and a reply job keyed by the chat is queued: one reply at a time per chat, in order), the
 // auto-reply goes out (outside working hours, once per off-hours period), or it stays silent. The reply job
@@ -84,7 +84,7 @@ function outcomeOf(answer: AgentAnswer): 'answered' | 'fallback' | 'handoff' {
 }
 
 /**
- * The engine's answer to a turn, unless the customer asks for a person (DESIGN.md, Handoff to the team: phrases in
+ * The engine's answer to a turn, unless the customer asks for a person (docs/architecture.md, Handoff to the team: phrases in
  * the channel's language, both engines, before every other rule): then the chat is handed over without asking it.
  */
 async function answerOf(engine: AgentEngine, turn: AgentTurn): Promise<AgentAnswer> {

@@ -32,7 +32,7 @@ export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 's
 }
 
 /**
- * The handoff (DESIGN.md, Handoff to the team), after the handoff message in the reply's transaction: the agent
+ * The handoff (docs/architecture.md, Handoff to the team), after the handoff message in the reply's transaction: the agent
  * pauses itself in the chat, the chat needs a human, `chat_handed_off` goes to the event feed (never to a webhook),
  * and the model's reason, when it gave one, is a private note for the team.
  */

@@ -1,4 +1,4 @@
-// The one interface every agent engine implements (DESIGN.md, Agent engines): given a chat's recent messages and
+// The one interface every agent engine implements (docs/architecture.md, Agent engines): given a chat's recent messages and
 // the customer's messages waiting for an answer, say what to reply and whether the task is complete.
 import type { AgentSettings, GivenPassage, HandoffReason } from '@parley/contracts';
 import type { StoredAgentEngine, StoredAttachment } from '../db/schema.ts';
@@ -40,7 +40,7 @@ export interface AgentAnswer {
   /** The engine had no answer and sent its fallback sentence (counted in the console's overview). */
   fallback?: boolean;
   /**
-   * The agent hands the chat to the team (DESIGN.md, Handoff to the team): the channel's handoff message is sent
+   * The agent hands the chat to the team (docs/architecture.md, Handoff to the team): the channel's handoff message is sent
    * instead of `text`, and the chat is paused and needs a human. `note`: the model's reason, for the team.
    */
   handoff?: { reason: HandoffReason; note?: string | null };

@@ -61,14 +61,14 @@ export function validateWorkingHours(hours: WorkingHours): void {
   });
 }
 
-/** Where a messenger posts a channel's updates (DESIGN.md, Messenger connectors → inbound). */
+/** Where a messenger posts a channel's updates (docs/architecture.md, Messenger connectors → inbound). */
 export function inboundUrl(publicUrl: string, kind: string, channelId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/channels/${kind}/${encodeURIComponent(channelId)}/webhook`;
 }
 
 const META_KINDS: readonly string[] = ['whatsapp', 'facebook', 'instagram'];
 
-/** The tag a site owner pastes into a page (DESIGN.md, Chat widget). */
+/** The tag a site owner pastes into a page (docs/architecture.md, Chat widget). */
 export function widgetSnippet(publicUrl: string, channelId: string): string {
   return `<script src="${publicUrl.replace(/\/+$/, '')}/widget.js" data-channel="${channelId}" async></script>`;
 }

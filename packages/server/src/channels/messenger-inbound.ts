@@ -1,4 +1,4 @@
-// A messenger's inbound webhook (DESIGN.md, Messenger connectors → inbound, verification): the channel is found by
+// A messenger's inbound webhook (docs/architecture.md, Messenger connectors → inbound, verification): the channel is found by
 // id, the request verified with its credentials (nothing is read or stored before that), text PostgreSQL cannot
 // hold replaced by U+FFFD (an update answered with an error comes back forever), each customer message's
 // media downloaded into the file storage, and the message stored through the same path as every customer message

@@ -1,4 +1,4 @@
-// Replies to messenger chats (DESIGN.md, Messenger connectors → outbound): every agent, auto and team reply to a
+// Replies to messenger chats (docs/architecture.md, Messenger connectors → outbound): every agent, auto and team reply to a
 // messenger chat gets a `messenger_sends` row and a `messenger.send` job in the reply's own transaction. The job
 // sends the text in parts of the messenger's limit (the parts already sent are kept, so a retry never repeats
 // them); 429 waits the messenger's `retry_after`, outages back off; a refusal (blocked bot, closed 24-hour window)

@@ -1,4 +1,4 @@
-// `POST /console/v1/connect/validate-tg-token/` (DESIGN.md, Messenger connectors): a bot token checked with getMe.
+// `POST /console/v1/connect/validate-tg-token/` (docs/architecture.md, Messenger connectors): a bot token checked with getMe.
 import { TELEGRAM_BOT_TOKEN_PATTERN } from '@parley/contracts';
 import { Errors } from '../errors.ts';
 import { MessengerError } from './connectors/connector.ts';

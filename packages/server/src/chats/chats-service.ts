@@ -21,7 +21,7 @@ export interface ChatsServiceDeps {
   queue: Pick<JobQueue, 'enqueue' | 'wake'>;
   clock: Clock;
   eventsCommitted?: EventsCommitted;
-  /** CRM syncs of a chat whose task became done (DESIGN.md, CRM connections), in the same transaction. */
+  /** CRM syncs of a chat whose task became done (docs/architecture.md, CRM connections), in the same transaction. */
   crmSync?: CrmSyncHook;
 }
 
@@ -245,7 +245,7 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
       return { chats: rows.map(inboxListedChat), count };
     },
 
-    /** All messages read: unreadCount 0 and the unread flag cleared (DESIGN.md decision). Open Inboxes hear it. */
+    /** All messages read: unreadCount 0 and the unread flag cleared (docs/architecture.md decision). Open Inboxes hear it. */
     async read(accountId: string, chatId: string) {
       await requireChat(accountId, chatId);
       await store.update(accountId, chatId, { unreadCount: 0, customUnread: false, updatedAt: clock.now() });

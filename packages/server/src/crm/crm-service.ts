@@ -1,4 +1,4 @@
-// CRM connections (DESIGN.md, CRM connections): connect (the token checked against the CRM first, then sealed),
+// CRM connections (docs/architecture.md, CRM connections): connect (the token checked against the CRM first, then sealed),
 // the channels a connection applies to, disconnect; and the sync. When a chat's task becomes done (any source:
 // recordTaskStatus in chats-service.ts), `enqueue` marks its sync pending for each connection of the chat's channel
 // and adds a `crm.sync` job in that same transaction. The job, outside any transaction, upserts the contact,

@@ -801,7 +801,7 @@ export interface StoredCrmSettings {
 }
 
 /**
- * CRM connections of an account (DESIGN.md, CRM connections). `token` is write-only in the console and sealed at
+ * CRM connections of an account (docs/architecture.md, CRM connections). `token` is write-only in the console and sealed at
  * rest (lib/secret-box.ts); `channel_ids` null = every channel of the account.
  */
 export const crmConnections = pgTable(

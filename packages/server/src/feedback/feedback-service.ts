@@ -18,7 +18,7 @@ export interface FeedbackServiceDeps {
 }
 
 export function createFeedbackService({ db, messagesStore, chatsStore, channelsStore, knowledge }: FeedbackServiceDeps) {
-  /** Only agent replies can be rated; any other message is "not found" (DESIGN.md decision). */
+  /** Only agent replies can be rated; any other message is "not found" (docs/architecture.md decision). */
   async function requireAgentReply(accountId: string, messageId: string): Promise<MessageRow> {
     const message = isUuid(messageId) ? await messagesStore(db).find(accountId, messageId) : undefined;
     if (!message || message.origin !== 'agent') throw Errors.messageNotFound();

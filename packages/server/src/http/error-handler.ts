@@ -1,4 +1,4 @@
-// The one place where errors become HTTP responses (DESIGN.md, Decisions: error bodies).
+// The one place where errors become HTTP responses (docs/architecture.md, Decisions: error bodies).
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { isUnstorableText } from '../db/errors.ts';

@@ -1,4 +1,4 @@
-// Messenger inbound (`/channels/{type}/{channelId}/webhook`, DESIGN.md, Messenger connectors). Bodies are kept
+// Messenger inbound (`/channels/{type}/{channelId}/webhook`, docs/architecture.md, Messenger connectors). Bodies are kept
 // raw: the Meta and Viber signatures cover the exact bytes. The messenger gets `{ ok: true }` once the messages
 // are stored; agent replies and webhook deliveries follow as jobs.
 import { MessengerInboundParams, MetaVerificationQuery } from '@parley/contracts';

@@ -1,4 +1,4 @@
-// The surfaces on one origin (DESIGN.md, mount points): liveness and readiness, the OpenAPI documents, the console
+// The surfaces on one origin (docs/architecture.md, mount points): liveness and readiness, the OpenAPI documents, the console
 // and the public API (whose routes the features add), the web account, and each feature's surfaces of its own.
 import path from 'node:path';
 import websocket from '@fastify/websocket';

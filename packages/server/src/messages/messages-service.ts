@@ -85,7 +85,7 @@ export function createMessagesService(deps: MessagesServiceDeps) {
   return {
     /**
      * Returns quietly (the caller answers 201) when the message is ignored: unknown API channel (rule 4, also one
-     * deleted while the message is being stored), banned chat (DESIGN.md decision), repeated messageId (rule 3).
+     * deleted while the message is being stored), banned chat (docs/architecture.md decision), repeated messageId (rule 3).
      */
     async sendUniversal(accountId: string, body: SendMessageBody, uploads: readonly Upload[] = []): Promise<void> {
       const detected = await detectAll(uploads);
@@ -113,7 +113,7 @@ export function createMessagesService(deps: MessagesServiceDeps) {
     /**
      * A customer's message from a messenger (channels/messenger-inbound.ts): the same path as send-message-universal
      * (chat found or created, new_messages, the agent's plan with the silence rules, a banned chat ignores it), with
-     * the chat identity of DESIGN.md: `uniqueId` `<chat_id>_<channel_id>`, `chatId` the messenger's chat id.
+     * the chat identity of docs/architecture.md: `uniqueId` `<chat_id>_<channel_id>`, `chatId` the messenger's chat id.
      */
     async receiveFromMessenger(channel: ChannelRow, incoming: MessengerIncoming): Promise<void> {
       const dialogName = incoming.dialogName ?? DEFAULT_SENDER_NAME;

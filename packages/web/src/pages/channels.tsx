@@ -20,7 +20,7 @@ export function kindLabel(kind: string): string {
   return KINDS.find((k) => k.kind === kind)?.label ?? kind;
 }
 
-/** Messenger credentials by kind (DESIGN.md, Messenger connectors → connect bodies); all write-only. */
+/** Messenger credentials by kind (docs/architecture.md, Messenger connectors → connect bodies); all write-only. */
 export const CREDENTIAL_FIELDS: Partial<Record<ChannelKind, { key: string; label: string; secret: boolean }[]>> = {
   telegram: [{ key: 'botToken', label: 'Bot token (from BotFather)', secret: true }],
   whatsapp: [

@@ -1,7 +1,7 @@
-// The default engine: embedded, deterministic, no model (DESIGN.md, Agent engines). The answer of the best
+// The default engine: embedded, deterministic, no model (docs/architecture.md, Agent engines). The answer of the best
 // matching knowledge-base entry; when nothing matches well enough, the greeting on a chat's first message,
 // otherwise a fallback sentence in the channel's language, unless it would be the channel's
-// `handoffAfterFallbacks`-th fallback in a row: then the chat is handed to the team (DESIGN.md, Handoff to the team).
+// `handoffAfterFallbacks`-th fallback in a row: then the chat is handed to the team (docs/architecture.md, Handoff to the team).
 import type { Retriever } from '../../knowledge/retrieval.ts';
 import { fallbackText } from '../agent-texts.ts';
 import type { AgentAnswer, AgentEngine, AgentMessage, AgentTurn } from '../engine.ts';

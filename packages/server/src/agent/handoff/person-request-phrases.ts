@@ -1,4 +1,4 @@
-// What a customer writes to ask for a person, per language (DESIGN.md, Handoff to the team). Data only: the matcher
+// What a customer writes to ask for a person, per language (docs/architecture.md, Handoff to the team). Data only: the matcher
 // (person-request.ts) normalises the phrases and the message the same way (case, punctuation, accents).
 //
 // A rule is a list of slots; a message matches when it holds one phrase of each slot in order, with at most

@@ -1,4 +1,4 @@
-// Does a customer message ask for a person? (DESIGN.md, Handoff to the team: both engines, in the channel's
+// Does a customer message ask for a person? (docs/architecture.md, Handoff to the team: both engines, in the channel's
 // language; this wins over every other rule.) The phrase lists are data (person-request-phrases.ts); text and
 // phrases are normalised like the knowledge base's questions (knowledge/normalize.ts: case, punctuation, spacing)
 // and accents are folded, so "Opérateur !" and "operateur" are the same word.

@@ -1,4 +1,4 @@
-// The one interface of messenger connectors (DESIGN.md, Messenger connectors; STYLE.md practice 7): verify an
+// The one interface of messenger connectors (docs/architecture.md, Messenger connectors): verify an
 // inbound request, parse it into customer messages, register and unregister the webhook, send a text, download
 // media. Each kind's module speaks its messenger's API over plain undici; base URLs are operator settings.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The chat widget's visitor side (DESIGN.md, Chat widget): sessions with a server-signed visitor token, identity
+// The chat widget's visitor side (docs/architecture.md, Chat widget): sessions with a server-signed visitor token, identity
 // verification, the visitor's messages through the one ingest path of customer messages, and the abuse limits.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {

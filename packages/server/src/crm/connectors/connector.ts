@@ -1,4 +1,4 @@
-// The one interface of CRM connectors (DESIGN.md, CRM connections; STYLE.md practice 7): check a token and prepare
+// The one interface of CRM connectors (docs/architecture.md, CRM connections): check a token and prepare
 // the CRM, find or create the contact, create or update the deal, add the transcript as a note. Each kind's module
 // speaks its CRM's REST API over the JSON client the messenger connectors use; base URLs are operator settings.
 import type { CrmKind } from '@parley/contracts';

@@ -1,4 +1,4 @@
-// Operator API (`/admin/v1`, DESIGN.md): the provider's support issues accounts and keys with it.
+// Operator API (`/admin/v1`, docs/architecture.md): the provider's support issues accounts and keys with it.
 import { adminRoutes } from '@parley/contracts';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';

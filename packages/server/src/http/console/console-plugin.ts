@@ -1,4 +1,4 @@
-// Console API (`/console/v1`, DESIGN.md): the web account's backend. Login is open; every other route
+// Console API (`/console/v1`, docs/architecture.md): the web account's backend. Login is open; every other route
 // needs `Authorization: Bearer <JWT>` or the web account's session cookie. Errors speak the caller's
 // `UserLang` (see ../error-handler.ts). Rate limits: the public API's limiter, per account (an invalid or missing
 // token counts against the address), and login attempts per address. Roles: every route declares the least role

@@ -1,4 +1,4 @@
-// CRM connections in the console (DESIGN.md, CRM connections): list, connect per kind, channels, disconnect, failures.
+// CRM connections in the console (docs/architecture.md, CRM connections): list, connect per kind, channels, disconnect, failures.
 import { CRM_KINDS, crmRoutes } from '@parley/contracts';
 import type { CrmService } from '../../crm/crm-service.ts';
 import { Errors } from '../../errors.ts';

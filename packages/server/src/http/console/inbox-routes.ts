@@ -1,4 +1,4 @@
-// The Inbox: a team member acts on the account's chats (DESIGN.md, Console API).
+// The Inbox: a team member acts on the account's chats (docs/architecture.md, Console API).
 import { inboxRoutes } from '@parley/contracts';
 import type { ChatsService } from '../../chats/chats-service.ts';
 import { DomainError, Errors } from '../../errors.ts';

@@ -1,4 +1,4 @@
-// Live updates of the web account (DESIGN.md, Web account): `GET /console/v1/live` is a Server-Sent Events
+// Live updates of the web account (docs/architecture.md, Web account): `GET /console/v1/live` is a Server-Sent Events
 // stream of the account's committed events (the webhook payloads, from the live feed), authenticated like
 // every console call (session cookie or bearer header), so no token is ever put in a URL.
 import type { ServerResponse } from 'node:http';

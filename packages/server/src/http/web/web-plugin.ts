@@ -1,4 +1,4 @@
-// The web account (DESIGN.md, Web account): packages/web/dist served at `/`, with a history fallback for the
+// The web account (docs/architecture.md, Web account): packages/web/dist served at `/`, with a history fallback for the
 // app's own paths only (never the API surfaces, the widget or the messenger webhooks). Hashed assets are
 // immutable; index.html is revalidated on every load. The pages may not be framed and run no inline script.
 import { readFile, readdir } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The chat widget's HTTP side (DESIGN.md, Chat widget; mount points `/widget.js` and `/widget/…`): the loader
+// The chat widget's HTTP side (docs/architecture.md, Chat widget; mount points `/widget.js` and `/widget/…`): the loader
 // script, the frame page (its `frame-ancestors` limited to the channel's allowed origins) and its bundle, and the
 // visitor API at `/widget/v1` with its live WebSocket and OpenAPI document. `@fastify/websocket` is registered
 // once, at the root (app.ts): every registration adds its own `upgrade` handler to the one HTTP server.
