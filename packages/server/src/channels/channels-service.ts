@@ -151,6 +151,53 @@ function registrationError(error: unknown): Error {
   return error.reason === 'refused' ? Errors.messengerRefused(error.description) : Errors.messengerUnavailable(error.description);
 }
 
+/** The engine as stored, and what happens to its API key (kept when a change does not give a new one). */
+function engineChanges(input: AgentEngineInput, previous: ChannelRow | undefined): ChannelChanges {
+  if (input.kind === 'knowledge-base') {
+    const agentEngine: StoredAgentEngine = { kind: 'knowledge-base', ...(input.answerThreshold !== undefined ? { answerThreshold: input.answerThreshold } : {}) };
+    return { agentEngine, agentApiKey: null };
+  }
+  const agentEngine: StoredAgentEngine = {
+    kind: input.kind,
+    baseUrl: input.baseUrl,
+    model: input.model,
+    timeoutSeconds: input.timeoutSeconds ?? DEFAULT_ENGINE_TIMEOUT_SECONDS,
+    transcriptionModel: input.transcriptionModel ?? null,
+  };
+  const keepKey = previous?.agentEngine.kind === 'openai-compatible' ? previous.agentApiKey : null;
+  return { agentEngine, agentApiKey: input.apiKey ?? keepKey };
+}
+
+/** Changed widget fields over the stored ones; the identity secret is kept unless a new one (or null) is given. */
+function widgetChanges(input: WidgetSettingsInput, previous: ChannelRow | undefined): ChannelChanges {
+  const { identitySecret, preChatForm, ...fields } = input;
+  const stored = widgetSettingsOf(previous ?? { widget: null });
+  const widget = { ...stored, ...fields, preChatForm: { ...stored.preChatForm, ...preChatForm } };
+  widget.allowedOrigins = [...new Set(widget.allowedOrigins.map((origin) => normalizeOrigin(origin) ?? origin.toLowerCase()))];
+  const secret = identitySecret === undefined ? (previous?.widgetIdentitySecret ?? null) : identitySecret;
+  if (widget.requireVerifiedIdentity && secret === null) throw Errors.widgetIdentitySecretMissing();
+  return { widget, widgetIdentitySecret: secret };
+}
+
+/** A console body's fields as the row's changes over `previous` (none when connecting). */
+function changesOf(body: UpdateChannelBody, previous: ChannelRow | undefined): ChannelChanges {
+  const changes: ChannelChanges = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.webhookUrl !== undefined) changes.webhookUrl = body.webhookUrl;
+  if (body.webhookSecret !== undefined) changes.webhookSecret = body.webhookSecret;
+  if (body.disableAgentResponses !== undefined) changes.disableAgentResponses = body.disableAgentResponses;
+  if (body.settings !== undefined) changes.settings = { ...DEFAULT_SETTINGS, ...previous?.settings, ...body.settings };
+  if (body.knowledgeBaseId !== undefined) changes.knowledgeBaseId = body.knowledgeBaseId;
+  if (body.agentEngine !== undefined) Object.assign(changes, engineChanges(body.agentEngine, previous));
+  if (body.workingHours !== undefined) changes.workingHours = body.workingHours;
+  if (body.autoReply !== undefined) changes.autoReply = body.autoReply;
+  if (body.handoffMessage !== undefined) changes.handoffMessage = body.handoffMessage;
+  if (body.handoffAfterFallbacks !== undefined) changes.handoffAfterFallbacks = body.handoffAfterFallbacks;
+  if (body.credentials !== undefined) changes.credentials = body.credentials;
+  if (body.widget !== undefined) Object.assign(changes, widgetChanges(body.widget, previous));
+  return changes;
+}
+
 export function createChannelsService({ store, clock, urlGuard, webhookClient, publicUrl, messengers, logger }: ChannelsServiceDeps) {
   const view = (row: ChannelRow) => toChannelView(row, publicUrl);
 
@@ -181,52 +228,6 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
     if (body.knowledgeBaseId && !(await store.knowledgeBaseExists(accountId, body.knowledgeBaseId))) {
       throw Errors.knowledgeBaseRefNotFound();
     }
-  }
-
-  /** The engine as stored, and what happens to its API key (kept when a change does not give a new one). */
-  function engineChanges(input: AgentEngineInput, previous: ChannelRow | undefined): ChannelChanges {
-    if (input.kind === 'knowledge-base') {
-      const agentEngine: StoredAgentEngine = { kind: 'knowledge-base', ...(input.answerThreshold !== undefined ? { answerThreshold: input.answerThreshold } : {}) };
-      return { agentEngine, agentApiKey: null };
-    }
-    const agentEngine: StoredAgentEngine = {
-      kind: input.kind,
-      baseUrl: input.baseUrl,
-      model: input.model,
-      timeoutSeconds: input.timeoutSeconds ?? DEFAULT_ENGINE_TIMEOUT_SECONDS,
-      transcriptionModel: input.transcriptionModel ?? null,
-    };
-    const keepKey = previous?.agentEngine.kind === 'openai-compatible' ? previous.agentApiKey : null;
-    return { agentEngine, agentApiKey: input.apiKey ?? keepKey };
-  }
-
-  /** Changed widget fields over the stored ones; the identity secret is kept unless a new one (or null) is given. */
-  function widgetChanges(input: WidgetSettingsInput, previous: ChannelRow | undefined): ChannelChanges {
-    const { identitySecret, preChatForm, ...fields } = input;
-    const stored = widgetSettingsOf(previous ?? { widget: null });
-    const widget = { ...stored, ...fields, preChatForm: { ...stored.preChatForm, ...preChatForm } };
-    widget.allowedOrigins = [...new Set(widget.allowedOrigins.map((origin) => normalizeOrigin(origin) ?? origin.toLowerCase()))];
-    const secret = identitySecret === undefined ? (previous?.widgetIdentitySecret ?? null) : identitySecret;
-    if (widget.requireVerifiedIdentity && secret === null) throw Errors.widgetIdentitySecretMissing();
-    return { widget, widgetIdentitySecret: secret };
-  }
-
-  function changesOf(body: UpdateChannelBody, previous: ChannelRow | undefined): ChannelChanges {
-    const changes: ChannelChanges = {};
-    if (body.name !== undefined) changes.name = body.name;
-    if (body.webhookUrl !== undefined) changes.webhookUrl = body.webhookUrl;
-    if (body.webhookSecret !== undefined) changes.webhookSecret = body.webhookSecret;
-    if (body.disableAgentResponses !== undefined) changes.disableAgentResponses = body.disableAgentResponses;
-    if (body.settings !== undefined) changes.settings = { ...DEFAULT_SETTINGS, ...previous?.settings, ...body.settings };
-    if (body.knowledgeBaseId !== undefined) changes.knowledgeBaseId = body.knowledgeBaseId;
-    if (body.agentEngine !== undefined) Object.assign(changes, engineChanges(body.agentEngine, previous));
-    if (body.workingHours !== undefined) changes.workingHours = body.workingHours;
-    if (body.autoReply !== undefined) changes.autoReply = body.autoReply;
-    if (body.handoffMessage !== undefined) changes.handoffMessage = body.handoffMessage;
-    if (body.handoffAfterFallbacks !== undefined) changes.handoffAfterFallbacks = body.handoffAfterFallbacks;
-    if (body.credentials !== undefined) changes.credentials = body.credentials;
-    if (body.widget !== undefined) Object.assign(changes, widgetChanges(body.widget, previous));
-    return changes;
   }
 
   return {
