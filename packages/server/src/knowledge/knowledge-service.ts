@@ -1,14 +1,13 @@
 // Knowledge bases and their question-and-answer entries, as the console manages them; the dislike
-// endpoint adds corrections through `addEntry`.
-import { SYNONYMS_MAX, type EmbeddingsProviderInput, type KnowledgeBase, type KnowledgeEntry } from '@parley/contracts';
+// endpoint adds corrections through `addEntry`. The entries' operations are in knowledge-entries.ts.
+import type { EmbeddingsProviderInput, KnowledgeBase } from '@parley/contracts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import type { UrlGuard } from '../webhooks/url-guard.ts';
 import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
+import { createKnowledgeEntries } from './knowledge-entries.ts';
 import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
-import { questionKey, questionKeys } from './normalize.ts';
-import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
 
 export interface KnowledgeServiceDeps {
   store: KnowledgeStore;
@@ -38,7 +37,6 @@ export interface NewEntry {
 }
 
 type BaseRow = Awaited<ReturnType<KnowledgeStore['listBases']>>[number];
-type EntryRow = NonNullable<Awaited<ReturnType<KnowledgeStore['findEntry']>>>;
 
 function toKnowledgeBase(row: BaseRow): KnowledgeBase {
   const { embeddingsBaseUrl, embeddingsModel, embeddingsApiKeySet, ...base } = row;
@@ -48,16 +46,6 @@ function toKnowledgeBase(row: BaseRow): KnowledgeBase {
       embeddingsBaseUrl === null || embeddingsModel === null
         ? null
         : { baseUrl: embeddingsBaseUrl, model: embeddingsModel, apiKeySet: embeddingsApiKeySet },
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-function toEntry(row: EntryRow): KnowledgeEntry {
-  return {
-    ...row,
-    // The table's check constraint admits only these two values.
-    source: row.source as EntrySource,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -84,19 +72,6 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
     await providerChanged?.(knowledgeBaseId);
     if (!entryWritten) return;
     for (const entryId of await store.entryIdsOf(knowledgeBaseId)) await entryWritten(knowledgeBaseId, entryId);
-  }
-
-  /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
-  async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
-    await store.bumpEntriesVersion(knowledgeBaseId);
-    if (entryId !== undefined && entryWritten) await entryWritten(knowledgeBaseId, entryId);
-  }
-
-  /** The text-search configuration of the account's base, or 404. */
-  async function searchConfigOf(accountId: string, knowledgeBaseId: string): Promise<TextSearchConfig> {
-    const language = await store.findBaseLanguage(accountId, knowledgeBaseId);
-    if (language === undefined) throw Errors.knowledgeBaseNotFound();
-    return textSearchConfig(language);
   }
 
   return {
@@ -143,99 +118,7 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
       return { success: true };
     },
 
-    async listEntries(
-      accountId: string,
-      knowledgeBaseId: string,
-      page: { limit?: number; offset?: number; q?: string },
-    ): Promise<{ entries: KnowledgeEntry[]; count: number }> {
-      await searchConfigOf(accountId, knowledgeBaseId);
-      const { rows, count } = await store.listEntries(accountId, knowledgeBaseId, {
-        limit: page.limit ?? 100,
-        offset: page.offset ?? 0,
-        q: page.q?.trim() || undefined,
-      });
-      return { entries: rows.map(toEntry), count };
-    },
-
-    async addEntry(accountId: string, knowledgeBaseId: string, input: NewEntry): Promise<KnowledgeEntry> {
-      const config = await searchConfigOf(accountId, knowledgeBaseId);
-      const entry = await store.insertEntry(
-        accountId,
-        {
-          id: newId(),
-          knowledgeBaseId,
-          question: input.question,
-          synonyms: input.synonyms ?? [],
-          answer: input.answer,
-          keys: questionKeys(input.question, input.synonyms ?? []),
-          source: input.source,
-          messageId: input.messageId ?? null,
-          now: clock.now(),
-        },
-        config,
-      );
-      // The base was deleted between the two statements.
-      if (!entry) throw Errors.knowledgeBaseNotFound();
-      await changed(knowledgeBaseId, entry.id);
-      return toEntry(entry);
-    },
-
-    /**
-     * A correction (dislike with `textEdit`): the customer's question with the right answer. When an entry already
-     * gives that answer (an earlier correction, or the entry the team meant), the question joins its synonyms, so
-     * paraphrases gather on one entry and the engine learns with use; otherwise a new `correction` entry (the spec's
-     * question-and-answer pair). An entry with SYNONYMS_MAX synonyms gets a new entry instead.
-     */
-    async learnCorrection(
-      accountId: string,
-      knowledgeBaseId: string,
-      input: { question: string; answer: string; messageId: string },
-    ): Promise<KnowledgeEntry> {
-      const config = await searchConfigOf(accountId, knowledgeBaseId);
-      const same = await store.findByAnswer(knowledgeBaseId, input.answer);
-      const key = questionKey(input.question);
-      if (same && key.length > 0) {
-        const keys = questionKeys(same.question, same.synonyms);
-        if (keys.includes(key)) return toEntry(same);
-        if (same.synonyms.length < SYNONYMS_MAX) {
-          const synonyms = [...same.synonyms, input.question];
-          const text = { question: same.question, synonyms, answer: same.answer, keys: questionKeys(same.question, synonyms) };
-          const entry = await store.updateEntry(accountId, knowledgeBaseId, same.id, text, config, clock.now());
-          if (entry) {
-            await changed(knowledgeBaseId, entry.id);
-            return toEntry(entry);
-          }
-        }
-      }
-      return this.addEntry(accountId, knowledgeBaseId, { ...input, source: 'correction' });
-    },
-
-    async updateEntry(
-      accountId: string,
-      knowledgeBaseId: string,
-      entryId: string,
-      patch: { question?: string; synonyms?: string[]; answer?: string },
-    ): Promise<KnowledgeEntry> {
-      const config = await searchConfigOf(accountId, knowledgeBaseId);
-      const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
-      if (!current) throw Errors.entryNotFound();
-      // Nothing to change: the entry as it is, `updatedAt` untouched.
-      if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) return toEntry(current);
-      const question = patch.question ?? current.question;
-      const synonyms = patch.synonyms ?? current.synonyms;
-      const text = { question, synonyms, answer: patch.answer ?? current.answer, keys: questionKeys(question, synonyms) };
-      const entry = await store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
-      if (!entry) throw Errors.entryNotFound();
-      await changed(knowledgeBaseId, entry.id);
-      return toEntry(entry);
-    },
-
-    async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<{ success: true }> {
-      await searchConfigOf(accountId, knowledgeBaseId);
-      if (!(await store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
-      await changed(knowledgeBaseId, undefined);
-      return { success: true };
-    },
+    ...createKnowledgeEntries({ store, clock, entryWritten }),
   };
 }
 
