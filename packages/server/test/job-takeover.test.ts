@@ -3,7 +3,6 @@
 // Only on a PostgreSQL server (DATABASE_URL): with PGlite one process owns the database.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import pg from 'pg';
 import { JOB_LEASE_MS, JOB_POLL_MS } from '../src/jobs/job-queue.ts';
+import { createServerDatabase } from './support/database.ts';
 import { eventually } from './support/events.ts';
 import { reply, startFakeLlm, type FakeLlm } from './support/fake-llm.ts';
 
@@ -107,16 +107,9 @@ test(
   { skip: serverUrl ? false : 'DATABASE_URL is not set (CI runs the suite on PostgreSQL too)', timeout: 240_000 },
   async (t) => {
     assert.ok(serverUrl);
-    const name = `${new URL(serverUrl).pathname.slice(1) || 'parley'}_t${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    cleanups.push(async () => {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    });
-    const databaseUrl = new URL(serverUrl);
-    databaseUrl.pathname = `/${name}`;
+    const created = await createServerDatabase(serverUrl);
+    cleanups.push(created.drop);
+    const databaseUrl = new URL(created.url);
     const db = new pg.Client({ connectionString: databaseUrl.toString() });
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-takeover-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));

@@ -4,7 +4,6 @@
 // Only on a PostgreSQL server (DATABASE_URL): with PGlite one process owns the database.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { MIGRATIONS_FOLDER } from '../src/db/client.ts';
+import { createServerDatabase } from './support/database.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const serverUrl = process.env.DATABASE_URL;
@@ -63,16 +63,9 @@ test(
   { skip: serverUrl ? false : 'DATABASE_URL is not set (CI runs the suite on PostgreSQL too)', timeout: 240_000 },
   async () => {
     assert.ok(serverUrl);
-    const name = `${new URL(serverUrl).pathname.slice(1) || 'parley'}_u${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    cleanups.push(async () => {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    });
-    const databaseUrl = new URL(serverUrl);
-    databaseUrl.pathname = `/${name}`;
+    const database = await createServerDatabase(serverUrl);
+    cleanups.push(database.drop);
+    const databaseUrl = new URL(database.url);
     const work = await mkdtemp(path.join(os.tmpdir(), 'parley-upgrade-'));
     cleanups.push(() => rm(work, { recursive: true, force: true }));
 

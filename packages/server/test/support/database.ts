@@ -14,6 +14,19 @@ export async function openTestDatabase(options: { statementCounter?: StatementCo
     const loadDataDir = template ? new Blob([await readFile(template)]) : undefined;
     return openDatabase({ kind: 'pglite', ...(loadDataDir ? { loadDataDir } : {}), statementCounter });
   }
+  const created = await createServerDatabase(serverUrl);
+  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5, statementCounter });
+  return {
+    ...handle,
+    async close() {
+      await handle.close();
+      await created.drop();
+    },
+  };
+}
+
+/** A new, empty database on the PostgreSQL server of `serverUrl`: its URL, and `drop` (forced) for the end. */
+export async function createServerDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = new URL(serverUrl);
   const name = `${base.pathname.slice(1) || 'parley'}_t${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -25,11 +38,9 @@ export async function openTestDatabase(options: { statementCounter?: StatementCo
   }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5, statementCounter });
   return {
-    ...handle,
-    async close() {
-      await handle.close();
+    url: url.toString(),
+    async drop() {
       const dropper = new pg.Client({ connectionString: serverUrl });
       await dropper.connect();
       try {
