@@ -4,8 +4,7 @@
 // read. A malformed body is a 400 naming the problem, never a 500. A reader receives at most 256 MB of uploads at
 // once, counted by each body's declared size before it is read (503 with Retry-After, at once, past it). Other
 // routes that take files (a knowledge-base document: one `file` of 20 MB) pass their own limits.
-import { createWriteStream } from 'node:fs';
-import { unlink } from 'node:fs/promises';
+import { open, unlink } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
@@ -160,8 +159,11 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, l
     });
     // busboy would read (and drop) the rest of an oversized file before ending the part: stop at the limit.
     part.file.once('limit', () => meter.destroy(limits.tooLarge()));
+    // Created before the body is piped: a stream that opens its file itself can still be opening it when a body
+    // that broke off at once fails the pipeline, and would create the file after the unlink below.
+    const file = await open(target, 'wx', 0o600);
     try {
-      await pipeline(part.file, meter, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+      await pipeline(part.file, meter, file.createWriteStream());
     } catch (error) {
       await unlink(target).catch(() => undefined);
       throw error;
