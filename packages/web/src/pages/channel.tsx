@@ -13,6 +13,7 @@ import type {
   WorkingHours,
 } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
+import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Field, formatTime, Link, StatusLine } from '../ui.tsx';
@@ -276,23 +277,16 @@ function TryAgent({ channel }: { channel: Channel }) {
   const [text, setText] = useState('');
   const [reply, setReply] = useState<string | null>(null);
   const [passages, setPassages] = useState<GivenPassage[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const ask = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const result = await api<{ reply: string | null; taskComplete: boolean; passages: GivenPassage[] }>('POST', `/chat/test/${encodeURIComponent(channel.id)}/`, {
         body: { text },
       });
       setReply(result.reply ?? '—');
       setPassages(result.passages);
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card" aria-label="Try the agent" onSubmit={ask}>

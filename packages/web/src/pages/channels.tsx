@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Channel, ChannelKind } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
+import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Link } from '../ui.tsx';
@@ -52,24 +53,17 @@ function ConnectForm({ onCancel }: { onCancel: () => void }) {
   const [kind, setKind] = useState<ChannelKind>('custom');
   const [name, setName] = useState('');
   const [credentials, setCredentials] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const fields = CREDENTIAL_FIELDS[kind] ?? [];
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const body: Record<string, unknown> = { name };
       if (fields.length > 0) body.credentials = Object.fromEntries(fields.map((f) => [f.key, credentials[f.key] ?? '']));
       const channel = await api<Channel>('POST', `/channel/${kind}/connect/`, { body });
       navigate(channelPath(channel));
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

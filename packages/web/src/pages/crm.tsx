@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Channel, CrmConnection, CrmKind, CrmSync } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
+import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { ErrorLine, formatTime, Link, StatusLine } from '../ui.tsx';
 
@@ -54,23 +55,16 @@ function ConnectForm({ channels, onConnected }: { channels: Channel[]; onConnect
   const [token, setToken] = useState('');
   const [companyDomain, setCompanyDomain] = useState('');
   const [channelIds, setChannelIds] = useState<string[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const body = kind === 'pipedrive' ? { token, companyDomain, channelIds } : { token, channelIds };
       await api<CrmConnection>('POST', `/crm/${kind}/connect/`, { body });
       setToken('');
       onConnected();
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

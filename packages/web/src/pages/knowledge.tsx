@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeEntry } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
+import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Field, Link } from '../ui.tsx';
@@ -118,12 +119,9 @@ function EmbeddingsForm({ base, onSaved }: { base: KnowledgeBase; onSaved: (base
   const [baseUrl, setBaseUrl] = useState(base.embeddings?.baseUrl ?? '');
   const [model, setModel] = useState(base.embeddings?.model ?? '');
   const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const save = async (embeddings: { baseUrl: string; model: string; apiKey?: string } | null) => {
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const saved = await api<KnowledgeBase>('PUT', `/knowledge-bases/${base.id}`, { body: { embeddings } });
       setApiKey('');
       if (!saved.embeddings) {
@@ -131,11 +129,7 @@ function EmbeddingsForm({ base, onSaved }: { base: KnowledgeBase; onSaved: (base
         setModel('');
       }
       onSaved(saved);
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const submit = (event: Event) => {
     event.preventDefault();

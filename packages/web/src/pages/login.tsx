@@ -1,26 +1,20 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '@parley/contracts';
-import { api, errorText } from '../api.ts';
+import { api } from '../api.ts';
+import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { ErrorLine, LanguageSelect } from '../ui.tsx';
 
 export function LoginPage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       onSignedIn(await api<Session>('POST', '/auth/session', { body: { email, password } }));
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { CannedResponse, Invitation, Member, MemberRole, Session } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
+import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { ErrorLine, Field, LanguageSelect, StatusLine } from '../ui.tsx';
 
@@ -168,22 +169,15 @@ export function TeamPage({ session }: { session: Session }) {
 export function InvitationPage({ token, onSignedIn }: { token: string; onSignedIn: (session: Session) => void }) {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const accepted = await api<{ token: string; email: string }>('POST', '/auth/accept-invite', { body: { token, name, password } });
       // The web account keeps no token: it starts a cookie session with the password just chosen.
       onSignedIn(await api<Session>('POST', '/auth/session', { body: { email: accepted.email, password } }));
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
