@@ -23,7 +23,8 @@
 // answer given, over paraphrases, no-answer and off-topic questions together), answered right, answered wrong,
 // silence and no-answer questions answered, for the shipped rule and cross-validated: the semantic rule's
 // constants fitted on the other fixtures (fitSemanticRule) and measured on this one, the figure to trust.
-// Only global constants are fitted (4 fusion weights, 5 + 3 rule coefficients), never anything about an item.
+// Only global constants are fitted (4 fusion weights; the semantic rule's 4 coefficients and its strong agreement's 2
+// margins; the lexical rule's 3 coefficients), never anything about an item.
 import { readFile } from 'node:fs/promises';
 import type { DocumentKind } from '@parley/contracts';
 import { ANSWER_THRESHOLD, LEXICAL_ANSWER_THRESHOLD } from '../src/agent/engines/knowledge-base-engine.ts';
@@ -46,7 +47,12 @@ import {
   rankEntries,
   ruleConfidence,
   ruleFeatures,
+  STRONG_AGREEMENT,
+  strongAgreement,
+  topicMargins,
   type AnswerRule,
+  type StrongAgreement,
+  type TopicMargins,
   type FusionWeights,
   type RetrievalMode,
 } from '../src/knowledge/retrieval.ts';
@@ -91,17 +97,20 @@ const PASSAGES_GIVEN = 4;
 /** Issue 17's targets for the fused mode at the shipped threshold. */
 const TARGETS = { top1: 0.75, answeredRight: 0.65, noAnswerSilent: 0.7 };
 /**
- * What fitSemanticRule asks of every fixture it fits on: more than the issue's bars (precision ≥ 0.90, no-answer
- * answered ≤ 20 %), since a business the rule was not fitted on loses a few points.
+ * What fitSemanticRule asks of the fixtures it fits on: precision ≥ 0.95 over their answers together, and on each
+ * the issue's precision (≥ 0.90) and at most 15 % of its no-answer questions answered. Stricter than the issue's bars
+ * (a business the rule was not fitted on loses a few points), but the 0.95 is pooled: one fixture gives a rule
+ * 10–30 answers, where a single wrong one moves precision by 3–10 points, so a per-fixture 0.95 was decided by one
+ * question and threw away rules that carry over as well (docs/decisions.md, "Precision first").
  */
-const FIT_BARS = { precision: 0.95, noAnswerAnswered: 0.15 };
+const FIT_BARS = { pooledPrecision: 0.95, precision: 0.9, noAnswerAnswered: 0.15 };
 /** Issue 26's targets for the fused mode at the shipped threshold (precision over every entry answer given). */
 const PRECISION_TARGETS = { precision: 0.9, noAnswerAnswered: 0.2, answeredRight: 0.45 };
 /** What the shipped engine measures today on each fixture, a little lower: below these, a change made it worse. */
 const FLOORS: Record<string, typeof TARGETS & { precision: number }> = {
-  'kb-fixture': { top1: 0.66, answeredRight: 0.13, noAnswerSilent: 0.8, precision: 0.9 },
-  'kb-fixture-holdout': { top1: 0.6, answeredRight: 0.06, noAnswerSilent: 0.8, precision: 0.9 },
-  'kb-fixture-bike': { top1: 0.58, answeredRight: 0.09, noAnswerSilent: 0.8, precision: 0.9 },
+  'kb-fixture': { top1: 0.66, answeredRight: 0.18, noAnswerSilent: 0.8, precision: 0.9 },
+  'kb-fixture-holdout': { top1: 0.6, answeredRight: 0.09, noAnswerSilent: 0.8, precision: 0.9 },
+  'kb-fixture-bike': { top1: 0.58, answeredRight: 0.17, noAnswerSilent: 0.8, precision: 0.9 },
 };
 
 const pct = (n: number, of: number) => (of === 0 ? '-' : `${((100 * n) / of).toFixed(1)}%`);
@@ -290,7 +299,12 @@ try {
       set.questions.map((q) => {
         const ranking = rankEntries(set.index, q.text, semantic ? q.vector : undefined, semantic ? 'fused' : 'lexical');
         const best = ranking.ranked[0];
-        return { features: best ? ruleFeatures(best, ranking, semantic) : [], right: q.kind === 'paraphrase' && best?.entry.id === q.id, kind: q.kind };
+        return {
+          features: best ? ruleFeatures(best, ranking, semantic) : [],
+          right: q.kind === 'paraphrase' && best?.entry.id === q.id,
+          kind: q.kind,
+          ...(best && semantic ? { margins: topicMargins(best, ranking) } : {}),
+        };
       }),
     );
   }
@@ -311,7 +325,7 @@ try {
       row(name, 'shipped', ruleFigures(set, ANSWER_RULES.semantic));
       const others = samples.filter((_, j) => j !== i);
       const carried = fitSemanticRule(others);
-      const f = ruleFigures(set, carried);
+      const f = ruleFigures(withAgreement(set, carried.agreement), carried.rule);
       row(name, 'cross-validated', f);
       const missed = [
         f.precision < PRECISION_TARGETS.precision ? `precision ${f.precision.toFixed(3)} < ${PRECISION_TARGETS.precision}` : '',
@@ -323,12 +337,13 @@ try {
   }
 
   /**
-   * Fits FUSION (a grid over the four weights, the best summed mean reciprocal rank of the right entry over both
-   * fixtures) and ANSWER_RULES (a
-   * logistic regression of "the entry ranked first is right" over ruleFeatures, on both fixtures' questions, its
-   * intercept then moved so that 0.5 is the lowest confidence that leaves ≥ 70 % of each fixture's no-answer
-   * questions and ≥ 90 % of its off-topic ones unanswered), and prints them; then each fixture's answered-right rate with the rule fitted on the
-   * other fixture alone (how the rule carries over to a business it has not seen).
+   * Fits FUSION (a grid over the four weights, the best summed mean reciprocal rank of the right entry over the
+   * fixtures) and ANSWER_RULES: the semantic rule with its strong agreement (fitSemanticRule), printed with the
+   * cross-validated table and each fixture's ceiling (the rule fitted on that fixture alone to the issue's bars);
+   * the lexical rule (a logistic regression of "the entry ranked first is right" over ruleFeatures, its intercept
+   * then moved so that 0.5 is the lowest confidence that leaves ≥ 70 % of each fixture's no-answer questions and
+   * ≥ 90 % of its off-topic ones unanswered), with each fixture's answered-right rate with the rule fitted on the
+   * other fixtures alone (how the rule carries over to a business it has not seen).
    */
   async function calibrate() {
     const sets = await questionSets();
@@ -358,9 +373,19 @@ try {
     for (const { weights, figures } of tried.slice(0, 8)) console.log(`  ${JSON.stringify(weights)} → ${show(figures)}`);
     console.log(`  shipped ${JSON.stringify(FUSION)} → ${show(sets.map((set) => quality(set, FUSION)))}`);
 
-    const semanticRule = fitSemanticRule(await ruleSamples(true));
+    const samples = await ruleSamples(true);
+    const semanticRule = fitSemanticRule(samples);
     console.log(`\nsemantic answer rule (fitted on every fixture): ${JSON.stringify(semanticRule)}`);
-    crossValidate(await ruleSamples(true));
+    crossValidate(samples);
+    // The ceiling of this rule on each fixture: fitted on that fixture alone to the issue's bars, in-sample, so no
+    // rule of fitSemanticRule's grid (margin, kinds, unknown share, strong agreement) does better there, however fitted.
+    const issueBars = { pooledPrecision: PRECISION_TARGETS.precision, precision: PRECISION_TARGETS.precision, noAnswerAnswered: PRECISION_TARGETS.noAnswerAnswered };
+    console.log(`\nceiling: the semantic rule fitted on each fixture alone to precision ≥ ${PRECISION_TARGETS.precision}, no-answer answered ≤ ${PRECISION_TARGETS.noAnswerAnswered} (in-sample)`);
+    samples.forEach((set, i) => {
+      const fitted = fitSemanticRule([set], issueBars);
+      const f = ruleFigures(withAgreement(set, fitted.agreement), fitted.rule);
+      console.log(`  ${fixtures[i]?.name}: answered right ${f.right.toFixed(3)}, precision ${f.precision.toFixed(3)}, no-answer answered ${f.noAnswerAnswered.toFixed(3)} ${JSON.stringify(fitted)}`);
+    });
     {
       const semantic = false;
       const samples = await ruleSamples(false);
@@ -421,6 +446,18 @@ interface Sample {
   features: number[];
   right: boolean;
   kind: 'paraphrase' | 'no-answer' | 'off-topic';
+  /** The semantic rule's samples: the entry's margins over another topic, so that the fit can move the agreement's bars. */
+  margins?: TopicMargins;
+}
+
+/** The semantic samples with their strong-agreement feature (ruleFeatures' last) for other bars than the shipped ones. */
+function withAgreement(samples: readonly Sample[], bars: StrongAgreement): Sample[] {
+  return samples.map((sample) => {
+    if (!sample.margins) return sample;
+    const features = [...sample.features];
+    features[3] = strongAgreement(sample.margins, features[2] ?? 0, bars) ? 1 : 0;
+    return { ...sample, features };
+  });
 }
 
 /** Logistic regression of `right` on the features (standardized, gradient descent, a little L2). */
@@ -504,38 +541,49 @@ function ruleFigures(samples: readonly Sample[], rule: AnswerRule): RuleFigures 
 
 
 /**
- * The semantic rule (ruleFeatures: margin to another topic, lexical top-1 agrees, encoder top-1 agrees, question
- * kinds agree, unknown share) as a score, margin + a·lexical agrees + e·encoder agrees + q·kinds − k·unknown share,
- * answering from a threshold T: a grid over a, e, q, k and T, the one answering the most paraphrases right (summed
- * over the fixtures) among those meeting FIT_BARS on every fixture. Shipped as the logistic AnswerRule
- * { intercept: −T, weights: [1, a, e, q, −k] }, so that confidence 0.5 is the threshold and a channel's own
- * answerThreshold still moves it.
+ * The semantic rule (ruleFeatures: margin to another topic, question kinds agree, unknown share, strong agreement)
+ * as a score, margin + q·kinds − k·unknown share + s·strong agreement, answering from a threshold T: a grid over q,
+ * k, s, T and the agreement's two margins (STRONG_AGREEMENT's lexical and encoder; its unknown share is set, not
+ * fitted), the one answering the most paraphrases right (summed over the fixtures) among those meeting the bars
+ * (FIT_BARS: pooled precision over the fixtures' answers together, precision and no-answer answered on each).
+ * Shipped as the logistic AnswerRule { intercept: −T, weights: [1, q, −k, s] } with the agreement's margins, so that
+ * confidence 0.5 is the threshold and a channel's own answerThreshold still moves it. The unknown share's weight
+ * starts at 6: a question half of whose words the base does not know ("do you sell bicycles?" against "Do you sell
+ * gift cards?") falls back even with a margin of 8, which the fixtures hold too few questions to price.
  */
-function fitSemanticRule(sets: readonly (readonly Sample[])[]): AnswerRule {
-  const agreement = [0, 0.5, 1, 2];
+function fitSemanticRule(sets: readonly (readonly Sample[])[], bars: typeof FIT_BARS = FIT_BARS): { rule: AnswerRule; agreement: StrongAgreement } {
   const kinds = [0, 0.5, 1];
-  const unknown = [0, 2, 4, 6, 8, 12];
-  let best: { right: number; rule: AnswerRule } | undefined;
-  for (const a of agreement) for (const e of agreement) for (const q of kinds) for (const k of unknown) {
-    const weights = [1, a, e, q, -k];
-    const scores = sets.map((set) => set.map((sample) => sample.features.reduce((sum, f, i) => sum + f * (weights[i] ?? 0), 0)));
-    for (let t = 2; t <= 10.001; t += 0.25) {
-      const rule = { intercept: -Math.round(t * 100) / 100, weights };
-      let right = 0;
-      let meets = true;
-      for (const [i, set] of sets.entries()) {
-        const f = figuresAt(set, scores[i] ?? [], t);
-        if (f.precision < FIT_BARS.precision || f.noAnswerAnswered > FIT_BARS.noAnswerAnswered) {
-          meets = false;
-          break;
+  const unknown = [6, 8, 12];
+  const strong = [0, 2, 4, 6, 12];
+  let best: { right: number; rule: AnswerRule; agreement: StrongAgreement } | undefined;
+  for (const lexical of [0.1, 0.2, 0.3, 0.4, 0.5]) for (const encoder of [0.5, 1, 1.5, 2, 3]) {
+    const agreement = { ...STRONG_AGREEMENT, lexical, encoder };
+    const agreed = sets.map((set) => withAgreement(set, agreement));
+    for (const q of kinds) for (const k of unknown) for (const a of strong) {
+      const weights = [1, q, -k, a];
+      const scores = agreed.map((set) => set.map((sample) => sample.features.reduce((sum, f, i) => sum + f * (weights[i] ?? 0), 0)));
+      for (let t = 2; t <= 10.001; t += 0.25) {
+        let right = 0;
+        let meets = true;
+        let rightAnswers = 0;
+        let given = 0;
+        for (const [i, set] of agreed.entries()) {
+          const f = figuresAt(set, scores[i] ?? [], t);
+          if (f.precision < bars.precision || f.noAnswerAnswered > bars.noAnswerAnswered) {
+            meets = false;
+            break;
+          }
+          right += f.right;
+          rightAnswers += f.rightAnswers;
+          given += f.given;
         }
-        right += f.right;
+        if (meets && given > 0 && rightAnswers / given < bars.pooledPrecision) meets = false;
+        if (meets && (!best || right > best.right + 1e-9)) best = { right, rule: { intercept: -Math.round(t * 100) / 100, weights }, agreement };
       }
-      if (meets && (!best || right > best.right + 1e-9)) best = { right, rule };
     }
   }
   // Nothing meets the bars: answer nothing but exact matches.
-  return best?.rule ?? { intercept: -1000, weights: [1, 0, 0, 0, 0] };
+  return best ? { rule: best.rule, agreement: best.agreement } : { rule: { intercept: -1000, weights: [1, 0, 0, 0] }, agreement: STRONG_AGREEMENT };
 }
 
 function figuresAt(samples: readonly Sample[], scores: readonly number[], threshold: number) {
@@ -553,5 +601,5 @@ function figuresAt(samples: readonly Sample[], scores: readonly number[], thresh
     if (sample.right) right += 1;
     if (sample.kind === 'no-answer') noAnswerAnswered += 1;
   });
-  return { precision: given ? right / given : 1, right: paraphrases ? right / paraphrases : 0, noAnswerAnswered: noAnswer ? noAnswerAnswered / noAnswer : 0 };
+  return { precision: given ? right / given : 1, right: paraphrases ? right / paraphrases : 0, noAnswerAnswered: noAnswer ? noAnswerAnswered / noAnswer : 0, rightAnswers: right, given };
 }

@@ -17,6 +17,9 @@ import {
   rankEntries,
   ruleConfidence,
   ruleFeatures,
+  STRONG_AGREEMENT,
+  strongAgreement,
+  topicMargins,
 } from './retrieval.ts';
 
 function row(id: string, question: string, answer: string, synonyms: string[] = [], at = 0): IndexRow {
@@ -224,8 +227,30 @@ test('the answer rule weighs the margin over the best other entry and the share 
   const withVectors = buildIndex('en', ROWS.map((r, i) => ({ ...r, questionVectors: unit(i), answerVector: unit(i) })));
   const semantic = rankEntries(withVectors, 'outfits for kids', unit(2), 'fused');
   const top = semantic.ranked[0]!;
-  // Margin to the best entry of another topic, lexical top-1 agrees, encoder top-1 agrees, question kinds, unknown share.
-  assert.deepEqual(ruleFeatures(top, semantic, true), [top.fused - (semantic.ranked[1]?.fused ?? 0), 1, 1, 0, semantic.unknownShare]);
+  // Margin to the best entry of another topic, question kinds, unknown share, strong agreement of words and encoder.
+  const margins = topicMargins(top, semantic);
+  assert.equal(margins.fused, top.fused - (semantic.ranked[1]?.fused ?? 0));
+  assert.deepEqual(ruleFeatures(top, semantic, true), [margins.fused, 0, semantic.unknownShare, strongAgreement(margins, semantic.unknownShare) ? 1 : 0]);
+});
+
+test('a strong agreement: the words alone and the encoder alone both put the entry clearly above every other topic, the text mostly known', () => {
+  const bars = STRONG_AGREEMENT;
+  const clear = { fused: 5, lexical: bars.lexical, encoder: bars.encoder };
+  assert.equal(strongAgreement(clear, 0), true);
+  assert.equal(strongAgreement({ ...clear, lexical: bars.lexical - 0.01 }, 0), false, 'the words alone hesitate');
+  assert.equal(strongAgreement({ ...clear, encoder: bars.encoder - 0.01 }, 0), false, 'the encoder alone hesitates');
+  assert.equal(strongAgreement(clear, 0.5), false, 'half of the words unknown: one shared word is no agreement');
+  // Entries with the same answer are one topic: their margins are over the other topics only.
+  const unit = (i: number) => Array.from({ length: 4 }, (_, j) => (j === i ? 1 : 0));
+  const rows = [...ROWS, row('same-answer', 'Another way to ask it?', ROWS[0]!.answer)];
+  const index = buildIndex('en', rows.map((r, i) => ({ ...r, questionVectors: unit(i === rows.length - 1 ? 0 : i), answerVector: unit(i === rows.length - 1 ? 0 : i) })));
+  const ranking = rankEntries(index, ROWS[0]!.question.toLowerCase(), unit(0), 'fused');
+  const top = ranking.ranked[0]!;
+  const others = ranking.ranked.filter((s) => s.entry.answer !== top.entry.answer);
+  assert.ok(others.length < ranking.ranked.length - 1, 'an entry shares its answer');
+  const margins = topicMargins(top, ranking);
+  assert.equal(margins.lexical, top.lexical - Math.max(...others.map((s) => s.lexical)));
+  assert.equal(margins.encoder, top.semantic - Math.max(...others.map((s) => s.semantic)));
 });
 
 test('precision first: a confident right answer answers; an unanswerable question and a near-tie of two topics fall back', async () => {
@@ -264,10 +289,13 @@ test('precision first: a confident right answer answers; an unanswerable questio
   assert.ok(tie?.id === 'ship-time' || tie?.id === 'ship-cost');
   assert.ok((tie?.score ?? 0) < ANSWER_THRESHOLD, `a near-tie between two topics falls back (${tie?.score})`);
 
-  // The rule itself: the margin to another topic, the question kinds agreeing, and unknown words, nothing else.
-  assert.deepEqual(ANSWER_RULES.semantic, { intercept: -6.25, weights: [1, 0, 0, 1, -12] });
-  assert.equal(ruleConfidence(ANSWER_RULES.semantic, [6.25, 1, 1, 0, 0]), 0.5);
-  assert.ok(ruleConfidence(ANSWER_RULES.semantic, [6.25, 1, 1, -1, 0]) < 0.5, 'a question asking for another kind of thing needs a wider margin');
+  // The rule itself: the margin to another topic, the question kinds agreeing, unknown words and a strong agreement.
+  assert.deepEqual(ANSWER_RULES.semantic, { intercept: -6, weights: [1, 1, -6, 4] });
+  assert.equal(ruleConfidence(ANSWER_RULES.semantic, [6, 0, 0, 0]), 0.5);
+  assert.ok(ruleConfidence(ANSWER_RULES.semantic, [6, -1, 0, 0]) < 0.5, 'a question asking for another kind of thing needs a wider margin');
+  assert.ok(ruleConfidence(ANSWER_RULES.semantic, [6, 0, 0.25, 0]) < 0.5, 'words no entry has need a wider margin');
+  assert.ok(ruleConfidence(ANSWER_RULES.semantic, [3, 0, 0, 1]) > 0.5, 'a strong agreement answers on a smaller margin');
+  assert.ok(ruleConfidence(ANSWER_RULES.semantic, [3, 0, 0, 0]) < 0.5);
 });
 
 test("documents never change how entries rank or score; passages are ranked apart, each with its source", async () => {
