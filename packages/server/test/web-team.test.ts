@@ -157,6 +157,38 @@ describe('Team in the web account', browserTests, () => {
     });
   });
 
+  test('a slow answer for a filter left behind does not replace the list of the filter chosen after it', async (ctx) => {
+    const page = agent.page;
+    assert.ok(page);
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await page.goto(`${t.url}/inbox`);
+      await openInbox(page);
+      const list = page.getByRole('list', { name: 'Chats', exact: true });
+      await list.getByRole('button').filter({ hasText: 'Carla Customer' }).waitFor({ timeout: WAIT });
+      // The answer for Mine (Carla's chat, assigned to Ann) is held back until Unassigned has been answered.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const mine = (url: URL) => url.pathname.endsWith('/chat/all-chats/') && url.searchParams.get('assignee') === 'me';
+      await page.route(mine, async (route) => {
+        await held;
+        await route.continue();
+      });
+      const mineAnswered = page.waitForResponse((response) => mine(new URL(response.url())), { timeout: WAIT });
+      const assignee = page.getByRole('combobox', { name: 'Assignee', exact: true });
+      await assignee.selectOption({ label: 'Mine' });
+      await assignee.selectOption({ label: 'Unassigned' });
+      await list.getByText('No chats').waitFor({ timeout: WAIT });
+      release();
+      await (await mineAnswered).finished();
+      // The page has read the late answer and rendered what it does with it (two frames after its body arrived).
+      await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+      // Whatever the late answer for Mine said, the list is still Unassigned's.
+      assert.equal(await list.getByText('No chats').count(), 1);
+      assert.equal(await list.getByRole('button').filter({ hasText: 'Carla Customer' }).count(), 0);
+      await page.unroute(mine);
+    });
+  });
+
   test('an admin changes channel settings; an agent cannot (Forbidden for your role)', async (ctx) => {
     const adminPage = admin.page;
     const agentPage = agent.page;

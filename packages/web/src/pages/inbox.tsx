@@ -416,8 +416,15 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   const reloadTimer = useRef<number | undefined>(undefined);
+  // A load reads the filters of the moment it starts (a reload after live events may start after they changed),
+  // and only the newest load's answer is shown: a slow answer for filters left behind must not replace it.
+  const currentFilters = useRef(filters);
+  currentFilters.current = filters;
+  const lastLoad = useRef(0);
 
   const loadList = useCallback(async () => {
+    const load = ++lastLoad.current;
+    const filters = currentFilters.current;
     try {
       const result = await api<{ chats: InboxListChat[]; count: number }>('GET', '/chat/all-chats/', {
         query: {
@@ -432,22 +439,23 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
           assignee: filters.assignee || undefined,
         },
       });
+      if (load !== lastLoad.current) return;
       setChats(result.chats);
       setCount(result.count);
       setError(null);
     } catch (failure) {
-      setError(errorText(failure));
+      if (load === lastLoad.current) setError(errorText(failure));
     }
     // The `Needs a human` count is the account's, whatever the other filters.
     api<{ count: number }>('GET', '/chat/all-chats/', { query: { needsHuman: true, limit: 1 } }).then(
       (result) => setNeedsHumanCount(result.count),
       () => undefined,
     );
-  }, [filters]);
+  }, []);
 
   useEffect(() => {
     void loadList();
-  }, [loadList]);
+  }, [filters, loadList]);
   useEffect(() => {
     api<{ channels: Channel[] }>('GET', '/channels/all/').then((r) => setChannels(r.channels), () => undefined);
   }, []);
