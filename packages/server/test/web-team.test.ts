@@ -181,7 +181,7 @@ describe('Team in the web account', browserTests, () => {
       release();
       await (await mineAnswered).finished();
       // The page has read the late answer and rendered what it does with it (two frames after its body arrived).
-      await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
       // Whatever the late answer for Mine said, the list is still Unassigned's.
       assert.equal(await list.getByText('No chats').count(), 1);
       assert.equal(await list.getByRole('button').filter({ hasText: 'Carla Customer' }).count(), 0);

@@ -5,6 +5,7 @@ import type { CannedResponse, Channel, ChannelKind, InboxChat, InboxListChat, In
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { useLive } from '../live.ts';
+import { useLoadOrder } from '../load-order.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, formatTime } from '../ui.tsx';
 import { KINDS, kindLabel } from './channels.tsx';
@@ -160,25 +161,30 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
   const changed = useRef(onChanged);
   changed.current = onChanged;
 
+  // Only the newest load is shown: another chat opened meanwhile, or a later reload, answers instead.
+  const order = useLoadOrder();
   const load = useCallback(async () => {
+    const current = order.begin();
     try {
       const [info, history] = await Promise.all([
         api<InboxChat>('GET', `/chat/info/${chatId}/`),
         api<{ messages: (InboxMessage | InboxNote)[] }>('GET', `/chat/messages/${chatId}/`),
       ]);
+      if (!order.isNewest(current)) return;
       setMessages(history.messages);
       setError(null);
       // Opening a chat reads it (once per opening; "Mark unread" flags it again).
       if (markedRead.current !== chatId && (info.unreadCount > 0 || info.customUnread)) {
         markedRead.current = chatId;
-        setChat(await api<InboxChat>('POST', `/chat/read/${chatId}/`));
+        const read = await api<InboxChat>('POST', `/chat/read/${chatId}/`);
+        if (order.isNewest(current)) setChat(read);
         changed.current();
       } else {
         markedRead.current = chatId;
         setChat(info);
       }
     } catch (failure) {
-      setError(errorText(failure));
+      if (order.isNewest(current)) setError(errorText(failure));
     }
   }, [chatId]);
 
@@ -417,13 +423,13 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
   const [version, setVersion] = useState(0);
   const reloadTimer = useRef<number | undefined>(undefined);
   // A load reads the filters of the moment it starts (a reload after live events may start after they changed),
-  // and only the newest load's answer is shown: a slow answer for filters left behind must not replace it.
+  // and only the newest load's answer is shown.
   const currentFilters = useRef(filters);
   currentFilters.current = filters;
-  const lastLoad = useRef(0);
+  const listOrder = useLoadOrder();
 
   const loadList = useCallback(async () => {
-    const load = ++lastLoad.current;
+    const load = listOrder.begin();
     const filters = currentFilters.current;
     try {
       const result = await api<{ chats: InboxListChat[]; count: number }>('GET', '/chat/all-chats/', {
@@ -439,12 +445,12 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
           assignee: filters.assignee || undefined,
         },
       });
-      if (load !== lastLoad.current) return;
+      if (!listOrder.isNewest(load)) return;
       setChats(result.chats);
       setCount(result.count);
       setError(null);
     } catch (failure) {
-      if (load === lastLoad.current) setError(errorText(failure));
+      if (listOrder.isNewest(load)) setError(errorText(failure));
     }
     // The `Needs a human` count is the account's, whatever the other filters.
     api<{ count: number }>('GET', '/chat/all-chats/', { query: { needsHuman: true, limit: 1 } }).then(

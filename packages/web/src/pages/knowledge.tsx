@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeEntry } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { useAction } from '../use-action.ts';
+import { useLoadOrder } from '../load-order.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Field, Link } from '../ui.tsx';
@@ -299,15 +300,19 @@ export function KnowledgeBasePage({ id }: { id: string }) {
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
+  // Each keystroke of the search loads: only the newest answer is shown.
+  const order = useLoadOrder();
   const loadEntries = useCallback(async () => {
+    const current = order.begin();
     try {
       const result = await api<{ entries: KnowledgeEntry[]; count: number }>('GET', `/knowledge-bases/${id}/entries`, {
         query: { limit: PAGE, offset, q: search.trim() || undefined },
       });
+      if (!order.isNewest(current)) return;
       setEntries(result.entries);
       setCount(result.count);
     } catch (failure) {
-      setError(errorText(failure));
+      if (order.isNewest(current)) setError(errorText(failure));
     }
   }, [id, offset, search]);
 
