@@ -43,21 +43,10 @@ function start(): void {
   const base = new URL(script.src, location.href).origin;
   const queued = Array.from(window.parley?.q ?? []);
   const storageKey = `parley:visitor:${channel}`;
-  let state: VisitorState | null = null;
-  try {
-    const kept: unknown = JSON.parse(localStorage.getItem(storageKey) ?? 'null');
-    if (isVisitorState(kept)) state = kept;
-  } catch {
-    // no storage (or not ours): the frame's own storage, if any, is the fallback
-  }
+  let state: VisitorState | null = loadVisitor(storageKey);
   const keep = (next: VisitorState | null) => {
     state = next;
-    try {
-      if (next) localStorage.setItem(storageKey, JSON.stringify(next));
-      else localStorage.removeItem(storageKey);
-    } catch {
-      // storage blocked: kept for this page only
-    }
+    saveVisitor(storageKey, next);
   };
 
   const handlers: Record<EventName, Set<Handler>> = { message: new Set(), open: new Set(), close: new Set(), unread: new Set() };
@@ -66,96 +55,20 @@ function start(): void {
   let isOpen = false;
   const toFrame: HostToFrame[] = [];
 
-  const host = document.createElement('div');
-  host.setAttribute('data-parley-widget', channel);
-  const shadow = host.attachShadow({ mode: 'open' });
-  const style = document.createElement('style');
-  style.textContent = `
-    :host { all: initial; }
-    button { position: fixed; bottom: 20px; right: 20px; z-index: 2147483000; border: 0; border-radius: 24px; padding: 12px 20px;
-      font: 600 15px/1.2 system-ui, sans-serif; color: #fff; cursor: pointer; box-shadow: 0 4px 16px rgba(0,0,0,.2); }
-    button:focus-visible { outline: 3px solid #000; outline-offset: 2px; }
-    iframe { position: fixed; bottom: 20px; right: 20px; z-index: 2147483001; border: 0; border-radius: 12px;
-      width: ${FRAME_WIDTH}px; height: ${FRAME_HEIGHT}px; max-width: calc(100vw - 24px); max-height: calc(100vh - 40px);
-      box-shadow: 0 8px 32px rgba(0,0,0,.25); background: #fff; }
-    .left { left: 20px; right: auto; }
-    @media ${SMALL_SCREEN} {
-      iframe, iframe.left { inset: 0; width: 100vw; height: 100vh; height: 100dvh; max-width: none; max-height: none;
-        border-radius: 0; box-shadow: none; }
-    }
-    .badge { position: absolute; top: -6px; right: -6px; min-width: 20px; height: 20px; border-radius: 10px; padding: 0 6px;
-      background: #dc2626; color: #fff; font: 700 12px/20px system-ui, sans-serif; text-align: center; }
-    [hidden] { display: none !important; }
-  `;
-  const launcher = document.createElement('button');
-  launcher.type = 'button';
-  launcher.setAttribute('aria-label', 'Open chat');
-  launcher.style.background = '#2563eb';
-  launcher.hidden = true;
-  const launcherText = document.createElement('span');
-  launcherText.textContent = 'Chat';
-  // Replies the visitor has not seen (the accessible name stays `Open chat`; the count is its description).
-  const badge = document.createElement('span');
-  badge.className = 'badge';
-  badge.id = 'parley-unread';
-  badge.hidden = true;
-  badge.setAttribute('aria-hidden', 'true');
-  const unreadText = document.createElement('span');
-  unreadText.id = 'parley-unread-text';
-  unreadText.hidden = true;
-  launcher.setAttribute('aria-describedby', unreadText.id);
-  let unread = 0;
-  /** The page title carries the count as `(N) ` while there is one (and is given back without it). */
-  let titled = false;
-  launcher.append(launcherText, badge, unreadText);
-  const frame = document.createElement('iframe');
-  frame.title = 'Chat';
-  frame.hidden = true;
-  frame.src = `${base}/widget/frame?channel=${encodeURIComponent(channel)}`;
-  frame.setAttribute('allow', 'clipboard-write');
-  shadow.append(style, launcher, frame);
+  const { host, launcher, launcherText, badge, unreadText, frame } = createElements(channel, base);
 
   // Full screen on a small screen: the page behind keeps still (its own overflow is given back on close).
   const smallScreen = window.matchMedia(SMALL_SCREEN);
-  let pageOverflow: [string, string] | null = null;
-  const lockScroll = () => {
-    const lock = isOpen && smallScreen.matches;
-    const root = document.documentElement;
-    if (lock && !pageOverflow) {
-      pageOverflow = [root.style.overflow, document.body.style.overflow];
-      root.style.overflow = 'hidden';
-      document.body.style.overflow = 'hidden';
-    } else if (!lock && pageOverflow) {
-      [root.style.overflow, document.body.style.overflow] = pageOverflow;
-      pageOverflow = null;
-    }
-  };
+  const scrollLock = createScrollLock();
+  const lockScroll = () => scrollLock(isOpen && smallScreen.matches);
   smallScreen.addEventListener('change', lockScroll);
 
   const post = (message: HostToFrame) => {
     if (helloSeen && frame.contentWindow) frame.contentWindow.postMessage(message, base);
     else toFrame.push(message);
   };
-  const emit = (event: EventName, detail?: unknown) => {
-    for (const handler of handlers[event]) {
-      try {
-        handler(detail);
-      } catch (error) {
-        console.error(error);
-      }
-    }
-  };
-  const showUnread = (count: number) => {
-    if (count === unread) return;
-    unread = count;
-    badge.textContent = String(count);
-    badge.hidden = count === 0;
-    unreadText.textContent = count === 0 ? '' : `${count} unread ${count === 1 ? 'reply' : 'replies'}`;
-    const bare = titled ? document.title.replace(/^\(\d+\) /, '') : document.title;
-    titled = count > 0;
-    document.title = titled ? `(${count}) ${bare}` : bare;
-    emit('unread', count);
-  };
+  const emit = (event: EventName, detail?: unknown) => callEach(handlers[event], detail);
+  const showUnread = createUnreadCount(badge, unreadText, (count) => emit('unread', count));
   const open = () => {
     if (isOpen || launcher.hidden) return;
     isOpen = true;
@@ -221,6 +134,158 @@ function start(): void {
     }
   });
 
+  const api = createApi({
+    open,
+    close,
+    identify: (given) => {
+      identity = given;
+      // Before the frame said hello, `init` will carry it.
+      if (helloSeen) post({ parley: 1, type: 'identify', identity: given });
+    },
+    send: (text) => post({ parley: 1, type: 'send', text }),
+    reset: () => {
+      identity = null;
+      keep(null);
+      post({ parley: 1, type: 'reset' });
+    },
+    handlers,
+  });
+  window.parley = api;
+  for (const call of queued) api(...(Array.from(call) as [string, ...unknown[]]));
+
+  const attach = () => document.body.append(host);
+  if (document.body) attach();
+  else document.addEventListener('DOMContentLoaded', attach);
+}
+
+/** The visitor kept in the host page's storage; null when there is none (or no storage, or not ours). */
+function loadVisitor(storageKey: string): VisitorState | null {
+  try {
+    const kept: unknown = JSON.parse(localStorage.getItem(storageKey) ?? 'null');
+    if (isVisitorState(kept)) return kept;
+  } catch {
+    // no storage (or not ours): the frame's own storage, if any, is the fallback
+  }
+  return null;
+}
+
+/** Keeps the visitor in the host page's storage (null: forgets it). */
+function saveVisitor(storageKey: string, next: VisitorState | null): void {
+  try {
+    if (next) localStorage.setItem(storageKey, JSON.stringify(next));
+    else localStorage.removeItem(storageKey);
+  } catch {
+    // storage blocked: kept for this page only
+  }
+}
+
+/** The widget's elements, in a shadow root of their own: the launcher button with its unread badge, and the frame. */
+function createElements(channel: string, base: string) {
+  const host = document.createElement('div');
+  host.setAttribute('data-parley-widget', channel);
+  const shadow = host.attachShadow({ mode: 'open' });
+  const style = document.createElement('style');
+  style.textContent = `
+    :host { all: initial; }
+    button { position: fixed; bottom: 20px; right: 20px; z-index: 2147483000; border: 0; border-radius: 24px; padding: 12px 20px;
+      font: 600 15px/1.2 system-ui, sans-serif; color: #fff; cursor: pointer; box-shadow: 0 4px 16px rgba(0,0,0,.2); }
+    button:focus-visible { outline: 3px solid #000; outline-offset: 2px; }
+    iframe { position: fixed; bottom: 20px; right: 20px; z-index: 2147483001; border: 0; border-radius: 12px;
+      width: ${FRAME_WIDTH}px; height: ${FRAME_HEIGHT}px; max-width: calc(100vw - 24px); max-height: calc(100vh - 40px);
+      box-shadow: 0 8px 32px rgba(0,0,0,.25); background: #fff; }
+    .left { left: 20px; right: auto; }
+    @media ${SMALL_SCREEN} {
+      iframe, iframe.left { inset: 0; width: 100vw; height: 100vh; height: 100dvh; max-width: none; max-height: none;
+        border-radius: 0; box-shadow: none; }
+    }
+    .badge { position: absolute; top: -6px; right: -6px; min-width: 20px; height: 20px; border-radius: 10px; padding: 0 6px;
+      background: #dc2626; color: #fff; font: 700 12px/20px system-ui, sans-serif; text-align: center; }
+    [hidden] { display: none !important; }
+  `;
+  const launcher = document.createElement('button');
+  launcher.type = 'button';
+  launcher.setAttribute('aria-label', 'Open chat');
+  launcher.style.background = '#2563eb';
+  launcher.hidden = true;
+  const launcherText = document.createElement('span');
+  launcherText.textContent = 'Chat';
+  // Replies the visitor has not seen (the accessible name stays `Open chat`; the count is its description).
+  const badge = document.createElement('span');
+  badge.className = 'badge';
+  badge.id = 'parley-unread';
+  badge.hidden = true;
+  badge.setAttribute('aria-hidden', 'true');
+  const unreadText = document.createElement('span');
+  unreadText.id = 'parley-unread-text';
+  unreadText.hidden = true;
+  launcher.setAttribute('aria-describedby', unreadText.id);
+  launcher.append(launcherText, badge, unreadText);
+  const frame = document.createElement('iframe');
+  frame.title = 'Chat';
+  frame.hidden = true;
+  frame.src = `${base}/widget/frame?channel=${encodeURIComponent(channel)}`;
+  frame.setAttribute('allow', 'clipboard-write');
+  shadow.append(style, launcher, frame);
+  return { host, launcher, launcherText, badge, unreadText, frame };
+}
+
+/** Sets the page's overflow hidden while `lock` holds; its own overflow is given back after. */
+function createScrollLock(): (lock: boolean) => void {
+  let pageOverflow: [string, string] | null = null;
+  return (lock) => {
+    const root = document.documentElement;
+    if (lock && !pageOverflow) {
+      pageOverflow = [root.style.overflow, document.body.style.overflow];
+      root.style.overflow = 'hidden';
+      document.body.style.overflow = 'hidden';
+    } else if (!lock && pageOverflow) {
+      [root.style.overflow, document.body.style.overflow] = pageOverflow;
+      pageOverflow = null;
+    }
+  };
+}
+
+/** Calls each handler of an event; one that throws is logged and the others still run. */
+function callEach(handlers: Iterable<Handler>, detail?: unknown): void {
+  for (const handler of handlers) {
+    try {
+      handler(detail);
+    } catch (error) {
+      console.error(error);
+    }
+  }
+}
+
+/** The count of replies the visitor has not seen, on the launcher's badge and in the page title; `changed` is told each new count. */
+function createUnreadCount(badge: HTMLElement, unreadText: HTMLElement, changed: (count: number) => void): (count: number) => void {
+  let unread = 0;
+  /** The page title carries the count as `(N) ` while there is one (and is given back without it). */
+  let titled = false;
+  return (count) => {
+    if (count === unread) return;
+    unread = count;
+    badge.textContent = String(count);
+    badge.hidden = count === 0;
+    unreadText.textContent = count === 0 ? '' : `${count} unread ${count === 1 ? 'reply' : 'replies'}`;
+    const bare = titled ? document.title.replace(/^\(\d+\) /, '') : document.title;
+    titled = count > 0;
+    document.title = titled ? `(${count}) ${bare}` : bare;
+    changed(count);
+  };
+}
+
+/** What the page's `parley(…)` commands do once their arguments are checked. */
+interface Commands {
+  open(): void;
+  close(): void;
+  identify(identity: Identity): void;
+  send(text: string): void;
+  reset(): void;
+  handlers: Record<EventName, Set<Handler>>;
+}
+
+/** `window.parley`: each command's arguments checked (a wrong call is warned about on the console, never thrown). */
+function createApi({ open, close, identify, send, reset, handlers }: Commands): ParleyFunction {
   const api: ParleyFunction = (command: string, ...args: unknown[]) => {
     switch (command) {
       case 'open':
@@ -233,19 +298,13 @@ function start(): void {
           console.warn("Parley chat widget: parley('identify', { identifier, name, email, identifierHash })");
           return;
         }
-        identity = given;
-        // Before the frame said hello, `init` will carry it.
-        if (helloSeen) post({ parley: 1, type: 'identify', identity: given });
-        return;
+        return identify(given);
       }
       case 'send':
-        if (typeof args[0] === 'string' && args[0].trim() !== '') post({ parley: 1, type: 'send', text: args[0] });
+        if (typeof args[0] === 'string' && args[0].trim() !== '') send(args[0]);
         return;
       case 'reset':
-        identity = null;
-        keep(null);
-        post({ parley: 1, type: 'reset' });
-        return;
+        return reset();
       case 'on':
       case 'off': {
         const [event, handler] = args as [EventName, Handler];
@@ -259,12 +318,7 @@ function start(): void {
     }
   };
   api.loaded = true;
-  window.parley = api;
-  for (const call of queued) api(...(Array.from(call) as [string, ...unknown[]]));
-
-  const attach = () => document.body.append(host);
-  if (document.body) attach();
-  else document.addEventListener('DOMContentLoaded', attach);
+  return api;
 }
 
 start();

@@ -109,15 +109,13 @@ export function createJobQueue(options: JobQueueOptions) {
   let timer: NodeJS.Timeout | undefined;
   /** Jobs running in this process, by id, with their lease tokens: their leases are renewed until they end. */
   const held = createLeaseHeartbeat({ renew: (leases) => store.renewLeases(leases), everyMs: options.heartbeatMs ?? leaseMs / 5, logger, what: 'job' });
-  /** Jobs may be waiting: a wake came (a commit, a NOTIFY, a timer, the poll), the last claim was full, or a rerun. */
-  let wanted = false;
-  let loop: Promise<void> | undefined;
-  const inFlight = new Set<Promise<void>>();
   /** Jobs whose leases were given back at shutdown while their handlers still ran: what those runs end in is moot. */
   const handedBack = new Set<string>();
   /** This queue's NOTIFYs: its own process has woken already, after the commit. */
   const instanceId = newId();
   const takeover = createTakeoverTimer({ store, logger, concurrency, holds: (id) => held.holds(id), wake: () => wake(), isRunning: () => running });
+  const claims = createClaimLoop({ store, logger, concurrency, run, wakeIn: (ms) => wakeIn(ms), isRunning: () => running });
+  const { wake } = claims;
 
   async function run(job: ClaimedJob): Promise<RunEnd> {
     held.hold(job.id, job.lease);
@@ -138,47 +136,6 @@ export function createJobQueue(options: JobQueueOptions) {
     for (const [id] of leases) handedBack.add(id);
     const given = await store.handBack(leases);
     if (given.length > 0) logger.warn({ jobs: given }, 'shutdown grace ending: running jobs handed back');
-  }
-
-  /** Claims while jobs are known to wait and there is room; a job ending makes room and claims if still wanted. */
-  async function drain(): Promise<void> {
-    while (running && wanted) {
-      const free = concurrency - inFlight.size;
-      if (free <= 0) return;
-      wanted = false;
-      const claimed = await store.claim(free);
-      // A full claim may have left more behind (a wake during the claim has set it again already).
-      if (claimed.length === free) wanted = true;
-      for (const job of claimed) {
-        const task = run(job)
-          .then(({ dueAgainInMs }) => {
-            if (dueAgainInMs === 0) wanted = true;
-            else if (dueAgainInMs !== undefined) wakeIn(dueAgainInMs);
-          })
-          .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'job crashed'))
-          .finally(() => {
-            inFlight.delete(task);
-            if (wanted) schedule();
-          });
-        inFlight.add(task);
-      }
-    }
-  }
-
-  function schedule(): void {
-    if (!running || loop) return;
-    loop = drain()
-      .catch((error: unknown) => logger.error({ err: error }, 'job loop failed'))
-      .finally(() => {
-        loop = undefined;
-        if (wanted && inFlight.size < concurrency) schedule();
-      });
-  }
-
-  /** Jobs may be due: one committed (here, or elsewhere through NOTIFY), a retry's pause ended, the poll. */
-  function wake(): void {
-    wanted = true;
-    schedule();
   }
 
   const { wakeIn, clear: clearWakeTimers } = createWakeTimers(wake);
@@ -246,9 +203,9 @@ export function createJobQueue(options: JobQueueOptions) {
       if (timer) clearInterval(timer);
       takeover.clear();
       clearWakeTimers();
-      await loop;
+      await claims.current();
       // Jobs finishing keep their leases until they end (the heartbeat goes on).
-      const ended = await Promise.race([Promise.allSettled([...inFlight]).then(() => true), untilAborted(handBack).then(() => false)]);
+      const ended = await Promise.race([Promise.allSettled(claims.inFlight()).then(() => true), untilAborted(handBack).then(() => false)]);
       if (!ended) await handBackLeases().catch((error: unknown) => logger.error({ err: error }, 'handing back running jobs failed'));
       held.stop();
     },
@@ -337,5 +294,71 @@ function createTakeoverTimer(options: {
       clearTimeout(leaseEnd);
       leaseEnd = undefined;
     },
+  };
+}
+
+/**
+ * The claim loop of a queue: claims while jobs are known to wait and there is room, and runs the jobs it claimed; a
+ * job ending makes room and claims again if jobs are still wanted.
+ */
+function createClaimLoop(options: {
+  store: JobStore;
+  logger: FastifyBaseLogger;
+  concurrency: number;
+  run: (job: ClaimedJob) => Promise<RunEnd>;
+  wakeIn: (ms: number) => void;
+  isRunning: () => boolean;
+}) {
+  const { store, logger, concurrency, run, wakeIn, isRunning } = options;
+  /** Jobs may be waiting: a wake came (a commit, a NOTIFY, a timer, the poll), the last claim was full, or a rerun. */
+  let wanted = false;
+  let loop: Promise<void> | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  /** Claims while jobs are known to wait and there is room; a job ending makes room and claims if still wanted. */
+  async function drain(): Promise<void> {
+    while (isRunning() && wanted) {
+      const free = concurrency - inFlight.size;
+      if (free <= 0) return;
+      wanted = false;
+      const claimed = await store.claim(free);
+      // A full claim may have left more behind (a wake during the claim has set it again already).
+      if (claimed.length === free) wanted = true;
+      for (const job of claimed) {
+        const task = run(job)
+          .then(({ dueAgainInMs }) => {
+            if (dueAgainInMs === 0) wanted = true;
+            else if (dueAgainInMs !== undefined) wakeIn(dueAgainInMs);
+          })
+          .catch((error: unknown) => logger.error({ err: error, jobId: job.id }, 'job crashed'))
+          .finally(() => {
+            inFlight.delete(task);
+            if (wanted) schedule();
+          });
+        inFlight.add(task);
+      }
+    }
+  }
+
+  function schedule(): void {
+    if (!isRunning() || loop) return;
+    loop = drain()
+      .catch((error: unknown) => logger.error({ err: error }, 'job loop failed'))
+      .finally(() => {
+        loop = undefined;
+        if (wanted && inFlight.size < concurrency) schedule();
+      });
+  }
+
+  return {
+    /** Jobs may be due: one committed (here, or elsewhere through NOTIFY), a retry's pause ended, the poll. */
+    wake(): void {
+      wanted = true;
+      schedule();
+    },
+    /** The claim under way, if any: the queue waits for it when it stops. */
+    current: (): Promise<void> | undefined => loop,
+    /** The runs of claimed jobs not ended yet. */
+    inFlight: (): Promise<void>[] => [...inFlight],
   };
 }

@@ -11,6 +11,7 @@ import { untilAborted } from '../lib/until-aborted.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
 import { createLeaseHeartbeat } from '../lib/lease-heartbeat.ts';
 import { createChannelLoad } from './channel-load.ts';
+import { createDeliveryClaims } from './delivery-claims.ts';
 import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
 
 export interface DeliveryWorkerOptions {
@@ -57,22 +58,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     what: 'delivery',
   });
   const retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60_000;
-  /**
-   * A channel holds at most `perChannel` requests in flight and twice as many claimed ahead, so when a request ends
-   * the next starts at once, and the claim that refills (when half of those ahead are gone) runs while the channel
-   * still has `perChannel` ready to send.
-   */
+  /** Requests in flight and claimed ahead, per channel; how many are claimed is in delivery-claims.ts. */
   const load = createChannelLoad(perChannel, concurrency);
-  const heldCap = 3 * perChannel;
-  const refillAt = (heldCap * 2) / 3;
-  const totalCap = 3 * concurrency;
   let running = false;
-  let claiming: Promise<void> | undefined;
-  let again = false;
-  /** Due deliveries may be waiting: new events came, a retry fell due, or the last claim was full. */
-  let backlog = true;
-  /** Channels the last claims filled to their cap: more of their deliveries may be due. */
-  const capped = new Set<string>();
+  const claims = createDeliveryClaims({ store, load, leases, logger, perChannel, concurrency, leaseMs, running: () => running, pump });
+  const { wake } = claims;
   let poll: NodeJS.Timeout | undefined;
   let prune: NodeJS.Timeout | undefined;
   const tasks = new Set<Promise<void>>();
@@ -102,11 +92,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       released = true;
       load.ended(channelId);
       pump();
-      // Claims refill in batches, not one per finished attempt: when a channel the cap held back has used half of
-      // what it had claimed ahead, or when the worker holds two thirds of its room or less and the last claim was full.
-      const refill = capped.has(channelId) && load.heldBy(channelId) <= refillAt;
-      if (refill) capped.delete(channelId);
-      if (refill || (backlog && load.inFlight + load.readyCount <= (totalCap * 2) / 3)) claimSoon();
+      claims.requestEnded(channelId);
     };
     const task = send(delivery)
       .then((attempt) => {
@@ -126,51 +112,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   function pump(): void {
     if (!running) return;
     for (const delivery of load.takeStartable()) track(delivery);
-  }
-
-  async function claimLoop(): Promise<void> {
-    while (running) {
-      again = false;
-      const room = totalCap - load.inFlight - load.readyCount;
-      if (room <= 0) return;
-      backlog = false;
-      const busy = load.busy();
-      const claimed = await store.claim(room, leaseMs, heldCap, busy);
-      // A full claim may have left more behind (a wake-up during the claim has set it again already).
-      if (claimed.length === room) backlog = true;
-      for (const delivery of claimed) {
-        leases.hold(delivery.id);
-        load.addReady(delivery);
-      }
-      if (!running) return;
-      pump();
-      // A channel given all its room may have more due. Counted from what it held when the claim began: requests
-      // that ended during the claim (PostgreSQL runs it beside them) have already passed their refill check.
-      for (const delivery of claimed) busy.set(delivery.channelId, (busy.get(delivery.channelId) ?? 0) + 1);
-      for (const [channelId, count] of busy) {
-        if (count < heldCap) continue;
-        if (load.heldBy(channelId) > refillAt) capped.add(channelId);
-        else again = true;
-      }
-      if (claimed.length < room && !again) return;
-    }
-  }
-
-  function claimSoon(): void {
-    again = true;
-    if (!running || claiming) return;
-    claiming = claimLoop()
-      .catch((error: unknown) => logger.error({ err: error }, 'delivery claim failed'))
-      .finally(() => {
-        claiming = undefined;
-        if (again && running) claimSoon();
-      });
-  }
-
-  /** New work may be due: events committed (here or, through NOTIFY, elsewhere), a retry's pause ended, a poll. */
-  function wake(): void {
-    backlog = true;
-    claimSoon();
   }
 
   const { wakeIn, clear: clearWakeTimers } = createWakeTimers(wake);
@@ -198,7 +139,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       if (poll) clearInterval(poll);
       if (prune) clearInterval(prune);
       clearWakeTimers();
-      await claiming;
+      await claims.current();
       // Claimed ahead and not sent: given back at once, for the next start or another process.
       const unsent = load.drainReady().map((delivery) => delivery.id);
       for (const id of unsent) leases.release(id);

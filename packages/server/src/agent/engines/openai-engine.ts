@@ -4,24 +4,19 @@
 // `complete_task(summary)` fires the task trigger, and the model is asked once more for the reply to send;
 // `hand_off(reason)` hands the chat to the team (the channel's handoff message is sent, no second request). Images go as image parts (data URLs); audio
 // through `/audio/transcriptions` when the channel names a transcription model, else the model is told a voice
-// message came. 429, 5xx, timeouts and network errors are retried with backoff; then the engine gives up.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, FormData, request } from 'undici';
+// message came. 429, 5xx, timeouts and network errors are retried with backoff (model-server.ts); then the engine gives up.
+import { FormData } from 'undici';
 import type { StoredAttachment } from '../../db/schema.ts';
 import type { FileStorage } from '../../files/file-storage.ts';
 import type { RetrievedPassage, Retriever } from '../../knowledge/retrieval.ts';
 import type { UrlGuard } from '../../webhooks/url-guard.ts';
 import { redactSecrets } from '../../lib/redact.ts';
-import { isForbiddenLiteral } from '../../webhooks/url-guard.ts';
 import { voiceMessageNote } from '../agent-texts.ts';
 import { AgentEngineError, type AgentAnswer, type AgentEngine, type AgentMessage, type AgentTurn } from '../engine.ts';
 import type { GivenPassage } from '@parley/contracts';
+import { BACKOFF_MS, createModelServerClient } from './model-server.ts';
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
-/** Pauses before the 2nd and 3rd attempt of a request; a `Retry-After` up to MAX_RETRY_AFTER_MS is honored. */
-const BACKOFF_MS = [1_000, 2_000];
-const MAX_RETRY_AFTER_MS = 10_000;
-const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const HISTORY_MESSAGES = 20;
 const KNOWLEDGE_ENTRIES = 5;
 /** Passages of the base's documents given with the entries (each at most PASSAGE_MAX_CHARS: about 5,000 characters). */
@@ -100,15 +95,6 @@ export interface OpenAiEngineDeps {
   backoffMs?: readonly number[];
 }
 
-class RetryableError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-}
-
 const FILE_KEY = /\/files\/([A-Za-z0-9_-]{32})\//;
 
 /** Where a passage comes from, as the model and the console see it: `returns.pdf › Returns › Refunds`. */
@@ -152,82 +138,8 @@ export function buildSystemPrompt(
 }
 
 export function createOpenAiEngine({ guard, retriever, baseLanguage, files, backoffMs = BACKOFF_MS }: OpenAiEngineDeps): AgentEngine & { close(): Promise<void>; destroy(): Promise<void> } {
-  const dispatcher = new Agent({ connect: { lookup: guard.lookup }, keepAliveTimeout: 30_000 });
-
-  function endpoint(baseUrl: string, path: string): URL {
-    let url: URL;
-    try {
-      url = new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
-    } catch {
-      // Saved values are checked (channels-service); one stored before that check must not crash a request.
-      throw new AgentEngineError('the model server URL (agentEngine.baseUrl) is not a valid URL');
-    }
-    if (!guard.allowPrivateNetworks && isForbiddenLiteral(url)) {
-      throw new AgentEngineError(`refused to connect to ${url.hostname} (private network)`);
-    }
-    return url;
-  }
-
-  /** One request with the retry policy; the parsed JSON answer. */
-  async function send(url: URL, body: string | FormData, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
-    let last = 'no attempt made';
-    for (let attempt = 0; attempt <= backoffMs.length; attempt += 1) {
-      try {
-        return await attempt1(url, body, headers, timeoutMs);
-      } catch (error) {
-        if (!(error instanceof RetryableError)) throw error;
-        last = error.message;
-        const pause = backoffMs[attempt];
-        if (pause === undefined) break;
-        await sleep(Math.min(Math.max(pause, error.retryAfterMs ?? 0), MAX_RETRY_AFTER_MS));
-      }
-    }
-    throw new AgentEngineError(`${url.pathname}: ${last} (after ${backoffMs.length + 1} attempts)`);
-  }
-
-  async function attempt1(url: URL, body: string | FormData, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    let response;
-    try {
-      response = await request(url, { method: 'POST', dispatcher, signal, headers, body });
-    } catch (error) {
-      if (signal.aborted) throw new RetryableError(`no answer within ${timeoutMs} ms`);
-      const failure = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-      const message = failure.cause?.message ?? failure.message ?? String(error);
-      // The URL guard refused the resolved address: trying again cannot help.
-      if (failure.code === 'EPRIVATEADDRESS' || failure.cause?.code === 'EPRIVATEADDRESS') {
-        throw new AgentEngineError(`${url.pathname}: ${message}`);
-      }
-      throw new RetryableError(message);
-    }
-    let text: string;
-    try {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_RESPONSE_BYTES) throw new AgentEngineError(`answer larger than ${MAX_RESPONSE_BYTES} bytes`);
-        chunks.push(chunk as Buffer);
-      }
-      text = Buffer.concat(chunks).toString('utf8');
-    } catch (error) {
-      response.body.destroy();
-      if (error instanceof AgentEngineError) throw error;
-      if (signal.aborted) throw new RetryableError(`no answer within ${timeoutMs} ms`);
-      throw new RetryableError((error as Error).message);
-    }
-    const status = response.statusCode;
-    if (status === 429 || status >= 500) {
-      const retryAfter = Number(response.headers['retry-after']);
-      throw new RetryableError(`HTTP ${status}`, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined);
-    }
-    if (status < 200 || status >= 300) throw new AgentEngineError(`${url.pathname}: HTTP ${status}: ${text.slice(0, 200)}`);
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new AgentEngineError(`${url.pathname}: the answer is not JSON`);
-    }
-  }
+  const server = createModelServerClient({ guard, backoffMs });
+  const { endpoint, send } = server;
 
   async function readFile(attachment: StoredAttachment): Promise<Buffer | undefined> {
     const key = FILE_KEY.exec(attachment.url)?.[1];
@@ -294,9 +206,9 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
   }
 
   return {
-    close: () => dispatcher.close(),
+    close: () => server.close(),
     /** Ends the requests in flight too (at shutdown, once their jobs were handed back). */
-    destroy: () => dispatcher.destroy(),
+    destroy: () => server.destroy(),
 
     async answer(turn: AgentTurn): Promise<AgentAnswer> {
       try {
