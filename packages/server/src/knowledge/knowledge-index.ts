@@ -8,6 +8,7 @@ import { analyzerFor, type Analyzer } from './lexicon/analyzer.ts';
 import { headingLine } from './documents/passages.ts';
 import { questionKey } from './normalize.ts';
 import { questionKinds, type QuestionKind } from './question-kinds.ts';
+import type { PassageRow } from './documents/passages-store.ts';
 
 export interface IndexRow {
   id: string;
@@ -97,15 +98,7 @@ function wholeVector(questionVectors: readonly Float32Array[], answerVector: Flo
 }
 
 /** A document passage as a row of the index (`buildIndex(…, { passages: true })`). */
-export function passageIndexRow(row: {
-  id: string;
-  documentName: string;
-  headingPath: string[];
-  text: string;
-  headingVector: number[] | null;
-  textVector: number[] | null;
-  vectorsModel: string | null;
-}): IndexRow {
+export function passageIndexRow(row: PassageRow): IndexRow {
   const source = { document: row.documentName, headingPath: row.headingPath };
   return {
     id: row.id,
