@@ -321,14 +321,254 @@ function TryAgent({ channel }: { channel: Channel }) {
   );
 }
 
+/** What a part of the settings form needs: the draft it edits and how to change it. */
+interface DraftFieldsProps {
+  draft: Draft;
+  set: (changes: Partial<Draft>) => void;
+}
+
+/** Who the agent is: the channel's name, whether the agent answers, and what it is told about its role. */
+function AgentFields({ draft, set }: DraftFieldsProps) {
+  return (
+    <>
+      <Field label={t('Name')}>
+        <input aria-label="Name" required maxLength={100} value={draft.name} onInput={(e) => set({ name: e.currentTarget.value })} />
+      </Field>
+      <label class="check">
+        <input type="checkbox" aria-label="Agent on" checked={draft.isActive} onChange={(e) => set({ isActive: e.currentTarget.checked })} />
+        <span>{t('Agent on')}</span>
+      </label>
+      <Field label={t('Role')}>
+        <input aria-label="Role" maxLength={1000} value={draft.role} onInput={(e) => set({ role: e.currentTarget.value })} />
+      </Field>
+      <Field label={t('Behavior')}>
+        <textarea aria-label="Behavior" rows={3} maxLength={4000} value={draft.behavior} onInput={(e) => set({ behavior: e.currentTarget.value })} />
+      </Field>
+      <Field label={t('Task')}>
+        <textarea aria-label="Task" rows={2} maxLength={2000} value={draft.task} onInput={(e) => set({ task: e.currentTarget.value })} />
+      </Field>
+      <Field label={t('Greeting')}>
+        <input aria-label="Greeting" maxLength={1000} value={draft.greeting} onInput={(e) => set({ greeting: e.currentTarget.value })} />
+      </Field>
+      <Field label={t('Agent language')}>
+        <input aria-label="Agent language" maxLength={16} value={draft.aiLang} onInput={(e) => set({ aiLang: e.currentTarget.value })} />
+      </Field>
+    </>
+  );
+}
+
+/** Which engine answers, and its own settings: the knowledge base's threshold or the model's address and key. */
+function EngineFields({ channel, draft, set }: DraftFieldsProps & { channel: Channel }) {
+  return (
+    <>
+      <Field label={t('Engine')}>
+        <select aria-label="Engine" value={draft.engine} onChange={(e) => set({ engine: e.currentTarget.value as Draft['engine'] })}>
+          <option value="knowledge-base">Knowledge base</option>
+          <option value="openai-compatible">OpenAI-compatible</option>
+        </select>
+      </Field>
+      {draft.engine === 'knowledge-base' && (
+        <Field label={t('Answer threshold')}>
+          <input
+            aria-label="Answer threshold"
+            type="number"
+            min="0"
+            max="1"
+            step="0.01"
+            placeholder={t('default')}
+            value={draft.answerThreshold}
+            onInput={(e) => set({ answerThreshold: e.currentTarget.value })}
+          />
+        </Field>
+      )}
+      {draft.engine === 'openai-compatible' && (
+        <>
+          <Field label={t('Base URL')}>
+            <input aria-label="Base URL" type="url" required placeholder="https://api.openai.com/v1" value={draft.baseUrl} onInput={(e) => set({ baseUrl: e.currentTarget.value })} />
+          </Field>
+          <Field label={t('Model')}>
+            <input aria-label="Model" required value={draft.model} onInput={(e) => set({ model: e.currentTarget.value })} />
+          </Field>
+          <Field label={t('API key')}>
+            <input
+              aria-label="API key"
+              type="password"
+              autocomplete="off"
+              placeholder={channel.agentEngine.kind === 'openai-compatible' && channel.agentEngine.apiKeySet ? t('a key is stored') : t('written, never shown')}
+              value={draft.apiKey}
+              onInput={(e) => set({ apiKey: e.currentTarget.value })}
+            />
+          </Field>
+        </>
+      )}
+    </>
+  );
+}
+
+/** When the agent works: a time zone and the intervals of each day; outside them the auto-reply answers. */
+function WorkingHoursFields({ draft, set }: DraftFieldsProps) {
+  return (
+    <fieldset>
+      <legend>
+        <label class="check">
+          <input type="checkbox" aria-label="Working hours" checked={draft.hoursOn} onChange={(e) => set({ hoursOn: e.currentTarget.checked })} />
+          <span>{t('Working hours')}</span>
+        </label>
+      </legend>
+      {draft.hoursOn && (
+        <>
+          <Field label={t('Time zone')}>
+            <input aria-label="Time zone" value={draft.timeZone} onInput={(e) => set({ timeZone: e.currentTarget.value })} />
+          </Field>
+          {draft.intervals.map((interval, index) => (
+            <div class="row" key={index}>
+              <select
+                aria-label={`Day ${index + 1}`}
+                value={interval.day}
+                onChange={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, day: e.currentTarget.value as Weekday } : it)) })}
+              >
+                {DAYS.map((day) => (
+                  <option key={day} value={day}>
+                    {day}
+                  </option>
+                ))}
+              </select>
+              <input
+                aria-label={`From ${index + 1}`}
+                pattern="[0-2][0-9]:[0-5][0-9]"
+                value={interval.from}
+                onInput={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, from: e.currentTarget.value } : it)) })}
+              />
+              <input
+                aria-label={`To ${index + 1}`}
+                pattern="[0-2][0-9]:[0-5][0-9]"
+                value={interval.to}
+                onInput={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, to: e.currentTarget.value } : it)) })}
+              />
+              <button type="button" onClick={() => set({ intervals: draft.intervals.filter((_, i) => i !== index) })}>
+                {t('Remove')}
+              </button>
+            </div>
+          ))}
+          <button type="button" onClick={() => set({ intervals: [...draft.intervals, { day: 'mon', from: '09:00', to: '18:00' }] })}>
+            {t('Add interval')}
+          </button>
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+/** Where events of the channel are posted, and the secret they are signed with. */
+function WebhookFields({ channel, draft, set }: DraftFieldsProps & { channel: Channel }) {
+  return (
+    <>
+      <Field label={t('Webhook URL')}>
+        <input aria-label="Webhook URL" type="url" value={draft.webhookUrl} onInput={(e) => set({ webhookUrl: e.currentTarget.value })} />
+      </Field>
+      <Field label={t('Signing secret')}>
+        <input
+          aria-label="Signing secret"
+          type="password"
+          autocomplete="off"
+          minLength={16}
+          placeholder={channel.webhookSecretSet ? t('a key is stored') : t('written, never shown')}
+          value={draft.webhookSecret}
+          onInput={(e) => set({ webhookSecret: e.currentTarget.value })}
+        />
+      </Field>
+    </>
+  );
+}
+
+/** The messenger's own credentials, written and never shown; a stored set shows only as a placeholder. */
+function CredentialFields({ channel, draft, set }: DraftFieldsProps & { channel: Channel }) {
+  const credentialFields = CREDENTIAL_FIELDS[channel.type] ?? [];
+  return (
+    <>
+      {credentialFields.map((field) => (
+        <Field label={field.label} key={field.key}>
+          <input
+            type={field.secret ? 'password' : 'text'}
+            autocomplete="off"
+            placeholder={channel.credentialsSet ? t('a key is stored') : ''}
+            value={draft.credentials[field.key] ?? ''}
+            onInput={(e) => set({ credentials: { ...draft.credentials, [field.key]: e.currentTarget.value } })}
+          />
+        </Field>
+      ))}
+    </>
+  );
+}
+
+/**
+ * Sends a test event to the channel's webhook and shows what the receiver answered. Sending clears the settings
+ * form's error line, as every other action of the page does.
+ */
+function TestEventCard({ type, id, clearError }: { type: string; id: string; clearError: () => void }) {
+  const [testResult, setTestResult] = useState<string | null>(null);
+  const sendTest = async () => {
+    setTestResult(null);
+    clearError();
+    try {
+      const result = await api<{ success: boolean; status: number | null; error?: string }>('POST', `/webhooks/${type}/${encodeURIComponent(id)}/test`);
+      setTestResult(result.status === null ? `${t('No answer from the receiver')}${result.error ? `: ${result.error}` : ''}` : `${t('Receiver answered HTTP')} ${result.status}`);
+    } catch (failure) {
+      setTestResult(errorText(failure));
+    }
+  };
+
+  return (
+    <div class="card">
+      <button type="button" aria-label="Send test event" onClick={sendTest}>
+        {t('Send test event')}
+      </button>
+      <p class="result" aria-label="Test event result" aria-live="polite">
+        {testResult ?? ''}
+      </p>
+    </div>
+  );
+}
+
+/** Deleting the channel asks first; a failure shows on the settings form's error line. */
+function DeleteChannelCard({ path, onError }: { path: string; onError: (error: string) => void }) {
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const remove = async () => {
+    try {
+      await api('DELETE', path);
+      navigate('/channels');
+    } catch (failure) {
+      onError(errorText(failure));
+    }
+  };
+
+  return (
+    <div class="card danger">
+      {confirmDelete ? (
+        <div class="row">
+          <span>{t('Delete this channel and all its chats?')}</span>
+          <button type="button" aria-label="Delete" onClick={remove}>
+            {t('Delete')}
+          </button>
+          <button type="button" aria-label="Cancel" onClick={() => setConfirmDelete(false)}>
+            {t('Cancel')}
+          </button>
+        </div>
+      ) : (
+        <button type="button" aria-label="Delete channel" onClick={() => setConfirmDelete(true)}>
+          {t('Delete channel')}
+        </button>
+      )}
+    </div>
+  );
+}
+
 export function ChannelPage({ type, id }: { type: string; id: string }) {
   const [channel, setChannel] = useState<Channel | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [bases, setBases] = useState<KnowledgeBase[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
-  const [testResult, setTestResult] = useState<string | null>(null);
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const path = `/channel/${type}/${encodeURIComponent(id)}/`;
 
   useEffect(() => {
@@ -370,27 +610,6 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
     }
   };
 
-  const sendTest = async () => {
-    setTestResult(null);
-    setError(null);
-    try {
-      const result = await api<{ success: boolean; status: number | null; error?: string }>('POST', `/webhooks/${type}/${encodeURIComponent(id)}/test`);
-      setTestResult(result.status === null ? `${t('No answer from the receiver')}${result.error ? `: ${result.error}` : ''}` : `${t('Receiver answered HTTP')} ${result.status}`);
-    } catch (failure) {
-      setTestResult(errorText(failure));
-    }
-  };
-
-  const remove = async () => {
-    try {
-      await api('DELETE', path);
-      navigate('/channels');
-    } catch (failure) {
-      setError(errorText(failure));
-    }
-  };
-
-  const credentialFields = CREDENTIAL_FIELDS[channel.type] ?? [];
   return (
     <section class="channel">
       <p>
@@ -416,68 +635,8 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
       </div>
 
       <form class="card grid" aria-label="Channel settings" onSubmit={save}>
-        <Field label={t('Name')}>
-          <input aria-label="Name" required maxLength={100} value={draft.name} onInput={(e) => set({ name: e.currentTarget.value })} />
-        </Field>
-        <label class="check">
-          <input type="checkbox" aria-label="Agent on" checked={draft.isActive} onChange={(e) => set({ isActive: e.currentTarget.checked })} />
-          <span>{t('Agent on')}</span>
-        </label>
-        <Field label={t('Role')}>
-          <input aria-label="Role" maxLength={1000} value={draft.role} onInput={(e) => set({ role: e.currentTarget.value })} />
-        </Field>
-        <Field label={t('Behavior')}>
-          <textarea aria-label="Behavior" rows={3} maxLength={4000} value={draft.behavior} onInput={(e) => set({ behavior: e.currentTarget.value })} />
-        </Field>
-        <Field label={t('Task')}>
-          <textarea aria-label="Task" rows={2} maxLength={2000} value={draft.task} onInput={(e) => set({ task: e.currentTarget.value })} />
-        </Field>
-        <Field label={t('Greeting')}>
-          <input aria-label="Greeting" maxLength={1000} value={draft.greeting} onInput={(e) => set({ greeting: e.currentTarget.value })} />
-        </Field>
-        <Field label={t('Agent language')}>
-          <input aria-label="Agent language" maxLength={16} value={draft.aiLang} onInput={(e) => set({ aiLang: e.currentTarget.value })} />
-        </Field>
-        <Field label={t('Engine')}>
-          <select aria-label="Engine" value={draft.engine} onChange={(e) => set({ engine: e.currentTarget.value as Draft['engine'] })}>
-            <option value="knowledge-base">Knowledge base</option>
-            <option value="openai-compatible">OpenAI-compatible</option>
-          </select>
-        </Field>
-        {draft.engine === 'knowledge-base' && (
-          <Field label={t('Answer threshold')}>
-            <input
-              aria-label="Answer threshold"
-              type="number"
-              min="0"
-              max="1"
-              step="0.01"
-              placeholder={t('default')}
-              value={draft.answerThreshold}
-              onInput={(e) => set({ answerThreshold: e.currentTarget.value })}
-            />
-          </Field>
-        )}
-        {draft.engine === 'openai-compatible' && (
-          <>
-            <Field label={t('Base URL')}>
-              <input aria-label="Base URL" type="url" required placeholder="https://api.openai.com/v1" value={draft.baseUrl} onInput={(e) => set({ baseUrl: e.currentTarget.value })} />
-            </Field>
-            <Field label={t('Model')}>
-              <input aria-label="Model" required value={draft.model} onInput={(e) => set({ model: e.currentTarget.value })} />
-            </Field>
-            <Field label={t('API key')}>
-              <input
-                aria-label="API key"
-                type="password"
-                autocomplete="off"
-                placeholder={channel.agentEngine.kind === 'openai-compatible' && channel.agentEngine.apiKeySet ? t('a key is stored') : t('written, never shown')}
-                value={draft.apiKey}
-                onInput={(e) => set({ apiKey: e.currentTarget.value })}
-              />
-            </Field>
-          </>
-        )}
+        <AgentFields draft={draft} set={set} />
+        <EngineFields channel={channel} draft={draft} set={set} />
         <Field label={t('Knowledge base')}>
           <select aria-label="Knowledge base" value={draft.knowledgeBaseId} onChange={(e) => set({ knowledgeBaseId: e.currentTarget.value })}>
             <option value="">{t('None')}</option>
@@ -488,54 +647,7 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
             ))}
           </select>
         </Field>
-        <fieldset>
-          <legend>
-            <label class="check">
-              <input type="checkbox" aria-label="Working hours" checked={draft.hoursOn} onChange={(e) => set({ hoursOn: e.currentTarget.checked })} />
-              <span>{t('Working hours')}</span>
-            </label>
-          </legend>
-          {draft.hoursOn && (
-            <>
-              <Field label={t('Time zone')}>
-                <input aria-label="Time zone" value={draft.timeZone} onInput={(e) => set({ timeZone: e.currentTarget.value })} />
-              </Field>
-              {draft.intervals.map((interval, index) => (
-                <div class="row" key={index}>
-                  <select
-                    aria-label={`Day ${index + 1}`}
-                    value={interval.day}
-                    onChange={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, day: e.currentTarget.value as Weekday } : it)) })}
-                  >
-                    {DAYS.map((day) => (
-                      <option key={day} value={day}>
-                        {day}
-                      </option>
-                    ))}
-                  </select>
-                  <input
-                    aria-label={`From ${index + 1}`}
-                    pattern="[0-2][0-9]:[0-5][0-9]"
-                    value={interval.from}
-                    onInput={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, from: e.currentTarget.value } : it)) })}
-                  />
-                  <input
-                    aria-label={`To ${index + 1}`}
-                    pattern="[0-2][0-9]:[0-5][0-9]"
-                    value={interval.to}
-                    onInput={(e) => set({ intervals: draft.intervals.map((it, i) => (i === index ? { ...it, to: e.currentTarget.value } : it)) })}
-                  />
-                  <button type="button" onClick={() => set({ intervals: draft.intervals.filter((_, i) => i !== index) })}>
-                    {t('Remove')}
-                  </button>
-                </div>
-              ))}
-              <button type="button" onClick={() => set({ intervals: [...draft.intervals, { day: 'mon', from: '09:00', to: '18:00' }] })}>
-                {t('Add interval')}
-              </button>
-            </>
-          )}
-        </fieldset>
+        <WorkingHoursFields draft={draft} set={set} />
         <Field label={t('Auto-reply')}>
           <textarea aria-label="Auto-reply" rows={2} maxLength={2000} value={draft.autoReply} onInput={(e) => set({ autoReply: e.currentTarget.value })} />
         </Field>
@@ -560,31 +672,8 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
             onInput={(e) => set({ handoffAfterFallbacks: Number(e.currentTarget.value) })}
           />
         </Field>
-        <Field label={t('Webhook URL')}>
-          <input aria-label="Webhook URL" type="url" value={draft.webhookUrl} onInput={(e) => set({ webhookUrl: e.currentTarget.value })} />
-        </Field>
-        <Field label={t('Signing secret')}>
-          <input
-            aria-label="Signing secret"
-            type="password"
-            autocomplete="off"
-            minLength={16}
-            placeholder={channel.webhookSecretSet ? t('a key is stored') : t('written, never shown')}
-            value={draft.webhookSecret}
-            onInput={(e) => set({ webhookSecret: e.currentTarget.value })}
-          />
-        </Field>
-        {credentialFields.map((field) => (
-          <Field label={field.label} key={field.key}>
-            <input
-              type={field.secret ? 'password' : 'text'}
-              autocomplete="off"
-              placeholder={channel.credentialsSet ? t('a key is stored') : ''}
-              value={draft.credentials[field.key] ?? ''}
-              onInput={(e) => set({ credentials: { ...draft.credentials, [field.key]: e.currentTarget.value } })}
-            />
-          </Field>
-        ))}
+        <WebhookFields channel={channel} draft={draft} set={set} />
+        <CredentialFields channel={channel} draft={draft} set={set} />
         <ErrorLine error={error} />
         <div class="row">
           <button type="submit" aria-label="Save">
@@ -594,34 +683,11 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
         </div>
       </form>
 
-      <div class="card">
-        <button type="button" aria-label="Send test event" onClick={sendTest}>
-          {t('Send test event')}
-        </button>
-        <p class="result" aria-label="Test event result" aria-live="polite">
-          {testResult ?? ''}
-        </p>
-      </div>
+      <TestEventCard type={type} id={id} clearError={() => setError(null)} />
 
       <TryAgent channel={channel} />
 
-      <div class="card danger">
-        {confirmDelete ? (
-          <div class="row">
-            <span>{t('Delete this channel and all its chats?')}</span>
-            <button type="button" aria-label="Delete" onClick={remove}>
-              {t('Delete')}
-            </button>
-            <button type="button" aria-label="Cancel" onClick={() => setConfirmDelete(false)}>
-              {t('Cancel')}
-            </button>
-          </div>
-        ) : (
-          <button type="button" aria-label="Delete channel" onClick={() => setConfirmDelete(true)}>
-            {t('Delete channel')}
-          </button>
-        )}
-      </div>
+      <DeleteChannelCard path={path} onError={setError} />
     </section>
   );
 }
