@@ -1,5 +1,6 @@
 // The Inbox: chats with the public list's filters and paging, a chat's history and every action on it,
 // live (new chats, messages and status changes appear without a reload). Texts are rendered as text only.
+import type { Ref } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CannedResponse, Channel, ChannelKind, InboxChat, InboxListChat, InboxMessage, InboxNote, Member } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
@@ -144,24 +145,19 @@ function senderOf(message: InboxMessage, chat: InboxChat): string {
   return message.senderName ?? t('Agent');
 }
 
-function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: () => void; version: number }) {
+/**
+ * One chat and its history, loaded together. Only the newest load is shown: another chat opened meanwhile, or a
+ * later reload, answers instead. Opening a chat reads it, once per opening ("Mark unread" flags it again).
+ */
+function useChat(chatId: string, version: number, onChanged: () => void) {
   const [chat, setChat] = useState<InboxChat | null>(null);
   const [messages, setMessages] = useState<(InboxMessage | InboxNote)[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [reply, setReply] = useState('');
-  const [note, setNote] = useState('');
-  const [members, setMembers] = useState<Member[]>([]);
-  const [assignTo, setAssignTo] = useState('');
-  const [savedReplies, setSavedReplies] = useState<CannedResponse[]>([]);
-  const [tag, setTag] = useState('');
-  const [sending, setSending] = useState(false);
-  const logRef = useRef<HTMLOListElement>(null);
   const markedRead = useRef<string | null>(null);
   // The list's reload of the current filters, whichever render `load` was made in.
   const changed = useRef(onChanged);
   changed.current = onChanged;
 
-  // Only the newest load is shown: another chat opened meanwhile, or a later reload, answers instead.
   const order = useLoadOrder();
   const load = useCallback(async () => {
     const current = order.begin();
@@ -173,7 +169,6 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
       if (!order.isNewest(current)) return;
       setMessages(history.messages);
       setError(null);
-      // Opening a chat reads it (once per opening; "Mark unread" flags it again).
       if (markedRead.current !== chatId && (info.unreadCount > 0 || info.customUnread)) {
         markedRead.current = chatId;
         const read = await api<InboxChat>('POST', `/chat/read/${chatId}/`);
@@ -193,16 +188,218 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
     setMessages([]);
   }, [chatId]);
   useEffect(() => {
+    void load();
+  }, [chatId, version, load]);
+  return { chat, setChat, messages, error, setError, load };
+}
+
+/** The account's active members to assign chats to, and its saved replies; loaded once, when the chat view opens. */
+function useTeamLists() {
+  const [members, setMembers] = useState<Member[]>([]);
+  const [savedReplies, setSavedReplies] = useState<CannedResponse[]>([]);
+  useEffect(() => {
     api<{ members: Member[] }>('GET', '/members/').then((r) => setMembers(r.members.filter((m) => m.status === 'active')), () => undefined);
     api<{ cannedResponses: CannedResponse[] }>('GET', '/canned-responses/').then((r) => setSavedReplies(r.cannedResponses), () => undefined);
   }, []);
+  return { members, savedReplies };
+}
+
+type ChatAction = (path: string, body?: unknown) => Promise<void>;
+
+/** The chat's name, channel and states, and the buttons that switch each state. */
+function ChatHeader({ chat, chatId, act }: { chat: InboxChat; chatId: string; act: ChatAction }) {
+  return (
+    <header class="chat-head">
+      <div>
+        <h2>{chat.dialogName}</h2>
+        <p class="muted">
+          {chat.channelSettingsName ?? ''} · {kindLabel(chat.channelName)}
+          {chat.needsHuman ? ` · ${t('needs a human')}` : ''}
+          {chat.paused ? ` · ${t('paused')}` : ''}
+          {chat.isTriggered ? ` · ${t('done')}` : ''}
+          {chat.banned ? ` · ${t('banned')}` : ''}
+        </p>
+      </div>
+      <div class="row wrap">
+        {chat.paused ? (
+          <button type="button" aria-label="Resume agent" onClick={() => act(`/chat/resume-chat/${chatId}/`)}>
+            {t('Resume agent')}
+          </button>
+        ) : (
+          <button type="button" aria-label="Pause agent" onClick={() => act(`/chat/pause-chat/${chatId}/`)}>
+            {t('Pause agent')}
+          </button>
+        )}
+        {chat.isTriggered ? (
+          <button type="button" aria-label="Mark not done" onClick={() => act(`/chat/status/${chatId}/`, { status: 'not_done' })}>
+            {t('Mark not done')}
+          </button>
+        ) : (
+          <button type="button" aria-label="Mark done" onClick={() => act(`/chat/status/${chatId}/`, { status: 'done' })}>
+            {t('Mark done')}
+          </button>
+        )}
+        {chat.banned ? (
+          <button type="button" aria-label="Unban" onClick={() => act(`/chat/unban/${chatId}/`)}>
+            {t('Unban')}
+          </button>
+        ) : (
+          <button type="button" aria-label="Ban" onClick={() => act(`/chat/ban/${chatId}/`)}>
+            {t('Ban')}
+          </button>
+        )}
+        <button type="button" aria-label="Mark unread" onClick={() => act(`/chat/unread/${chatId}/`)}>
+          {t('Mark unread')}
+        </button>
+      </div>
+    </header>
+  );
+}
+
+/**
+ * Whom the chat is assigned to. The choice is kept by the chat view, so that it follows the chat's assignee after
+ * each load.
+ */
+function AssignForm(props: { chat: InboxChat; members: Member[]; assignTo: string; onSelect: (memberId: string) => void; onAssign: () => void }) {
+  const { chat, members, assignTo, onSelect, onAssign } = props;
+  return (
+    <form
+      class="row assign"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onAssign();
+      }}
+    >
+      <label class="field inline">
+        <span>{t('Assigned to')}</span>
+        <select aria-label="Assign to" value={assignTo} onChange={(e) => onSelect(e.currentTarget.value)}>
+          <option value="">{t('Nobody')}</option>
+          {members.map((member) => (
+            <option key={member.id} value={member.id}>
+              {member.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" aria-label="Assign">
+        {t('Assign')}
+      </button>
+      <span class="muted">{chat.assignee ? chat.assignee.name : t('Unassigned')}</span>
+    </form>
+  );
+}
+
+/** The chat's tags, each removable, and the form that adds one; the tag being typed is kept by the chat view. */
+function TagsBar(props: { chat: InboxChat; tag: string; onTagInput: (tag: string) => void; onAdd: (event: Event) => void; onRemove: (name: string) => void }) {
+  const { chat, tag, onTagInput, onAdd, onRemove } = props;
+  return (
+    <div class="tags row wrap" aria-label="Tags">
+      {chat.userTags.map(({ tags }) => (
+        <span class="tag" key={tags.id}>
+          {tags.name}
+          <button type="button" class="small" aria-label={`Remove tag ${tags.name}`} onClick={() => onRemove(tags.name)}>
+            ×
+          </button>
+        </span>
+      ))}
+      <form class="row" onSubmit={onAdd}>
+        <input aria-label="Tag" placeholder={t('Tag')} maxLength={100} value={tag} onInput={(e) => onTagInput(e.currentTarget.value)} />
+        <button type="submit" aria-label="Add tag">
+          {t('Add tag')}
+        </button>
+      </form>
+    </div>
+  );
+}
+
+/**
+ * The history: messages and private notes in order. The chat view holds `logRef` because it scrolls the log to
+ * the newest entry when their number changes.
+ */
+function MessageLog(props: { chat: InboxChat; messages: (InboxMessage | InboxNote)[]; logRef: Ref<HTMLOListElement>; onRated: () => void }) {
+  const { chat, messages, logRef, onRated } = props;
+  return (
+    <ol class="messages" role="log" aria-label="Messages" ref={logRef}>
+      {messages.map((message) =>
+        message.kind === 'note' ? (
+          <li key={message.id} class="bubble note" aria-label={`Note by ${message.author.name}`}>
+            <div class="meta">
+              {t('Private note')} · {message.author.name} · {formatTime(message.createdAt)}
+            </div>
+            <div class="text">{message.text}</div>
+          </li>
+        ) : (
+          <li key={message.id} class={`bubble ${message.role}`}>
+            <div class="meta">
+              {senderOf(message, chat)} · {formatTime(message.createdAt)}
+            </div>
+            <div class="text">{message.text}</div>
+            <Attachments message={message} />
+            {message.fromAgent && <AgentReplyActions message={message} onRated={onRated} />}
+          </li>
+        ),
+      )}
+    </ol>
+  );
+}
+
+/** The private-note form; its draft is kept by the chat view. */
+function NoteComposer({ note, onInput, onSubmit }: { note: string; onInput: (note: string) => void; onSubmit: (event: Event) => void }) {
+  return (
+    <form class="composer note-composer" onSubmit={onSubmit}>
+      <textarea aria-label="Note" placeholder={t('Private note: only the team sees it')} rows={1} maxLength={10_000} value={note} onInput={(e) => onInput(e.currentTarget.value)} />
+      <button type="submit" aria-label="Add note">
+        {t('Add note')}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The reply form, and the saved-reply picker above it while a `/shortCode` is being typed; the draft is kept by
+ * the chat view. Ctrl+Enter (Cmd+Enter) sends.
+ */
+function ReplyComposer(props: { reply: string; setReply: (reply: string) => void; savedReplies: CannedResponse[]; sending: boolean; onSend: (event: Event) => void }) {
+  const { reply, setReply, savedReplies, sending, onSend } = props;
+  const pickSavedReply = (saved: CannedResponse) => {
+    setReply(reply.replace(/\/[A-Za-z0-9_-]*$/, saved.text));
+  };
+  const typedCode = shortCodeTyped(reply);
+  return (
+    <>
+      {typedCode !== undefined && <SavedReplyPicker replies={savedReplies} typed={typedCode} onPick={pickSavedReply} />}
+      <form class="composer" onSubmit={onSend}>
+        <textarea
+          aria-label="Reply"
+          placeholder={t('Reply')}
+          rows={2}
+          value={reply}
+          onInput={(e) => setReply(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) onSend(e);
+          }}
+        />
+        <button type="submit" aria-label="Send" disabled={sending}>
+          {t('Send')}
+        </button>
+      </form>
+    </>
+  );
+}
+
+function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: () => void; version: number }) {
+  const { members, savedReplies } = useTeamLists();
+  const { chat, setChat, messages, error, setError, load } = useChat(chatId, version, onChanged);
+  const [reply, setReply] = useState('');
+  const [note, setNote] = useState('');
+  const [assignTo, setAssignTo] = useState('');
+  const [tag, setTag] = useState('');
+  const [sending, setSending] = useState(false);
+  const logRef = useRef<HTMLOListElement>(null);
+
   useEffect(() => {
     setAssignTo(chat?.assignee?.id ?? '');
   }, [chat?.assignee?.id]);
-  useEffect(() => {
-    void load();
-  }, [chatId, version, load]);
-
   useEffect(() => {
     logRef.current?.lastElementChild?.scrollIntoView({ block: 'end' });
   }, [messages.length]);
@@ -249,11 +446,6 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
     }
   };
 
-  const pickSavedReply = (saved: CannedResponse) => {
-    setReply(reply.replace(/\/[A-Za-z0-9_-]*$/, saved.text));
-  };
-  const typedCode = shortCodeTyped(reply);
-
   const addTag = async (event: Event) => {
     event.preventDefault();
     if (!tag.trim()) return;
@@ -273,133 +465,19 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
   if (!chat) return <ErrorLine error={error} />;
   return (
     <section class="chat" aria-label={`Chat with ${chat.dialogName}`}>
-      <header class="chat-head">
-        <div>
-          <h2>{chat.dialogName}</h2>
-          <p class="muted">
-            {chat.channelSettingsName ?? ''} · {kindLabel(chat.channelName)}
-            {chat.needsHuman ? ` · ${t('needs a human')}` : ''}
-            {chat.paused ? ` · ${t('paused')}` : ''}
-            {chat.isTriggered ? ` · ${t('done')}` : ''}
-            {chat.banned ? ` · ${t('banned')}` : ''}
-          </p>
-        </div>
-        <div class="row wrap">
-          {chat.paused ? (
-            <button type="button" aria-label="Resume agent" onClick={() => act(`/chat/resume-chat/${chatId}/`)}>
-              {t('Resume agent')}
-            </button>
-          ) : (
-            <button type="button" aria-label="Pause agent" onClick={() => act(`/chat/pause-chat/${chatId}/`)}>
-              {t('Pause agent')}
-            </button>
-          )}
-          {chat.isTriggered ? (
-            <button type="button" aria-label="Mark not done" onClick={() => act(`/chat/status/${chatId}/`, { status: 'not_done' })}>
-              {t('Mark not done')}
-            </button>
-          ) : (
-            <button type="button" aria-label="Mark done" onClick={() => act(`/chat/status/${chatId}/`, { status: 'done' })}>
-              {t('Mark done')}
-            </button>
-          )}
-          {chat.banned ? (
-            <button type="button" aria-label="Unban" onClick={() => act(`/chat/unban/${chatId}/`)}>
-              {t('Unban')}
-            </button>
-          ) : (
-            <button type="button" aria-label="Ban" onClick={() => act(`/chat/ban/${chatId}/`)}>
-              {t('Ban')}
-            </button>
-          )}
-          <button type="button" aria-label="Mark unread" onClick={() => act(`/chat/unread/${chatId}/`)}>
-            {t('Mark unread')}
-          </button>
-        </div>
-      </header>
-      <form
-        class="row assign"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void act(`/chat/assign/${chatId}/`, { memberId: assignTo || null });
-        }}
-      >
-        <label class="field inline">
-          <span>{t('Assigned to')}</span>
-          <select aria-label="Assign to" value={assignTo} onChange={(e) => setAssignTo(e.currentTarget.value)}>
-            <option value="">{t('Nobody')}</option>
-            {members.map((member) => (
-              <option key={member.id} value={member.id}>
-                {member.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" aria-label="Assign">
-          {t('Assign')}
-        </button>
-        <span class="muted">{chat.assignee ? chat.assignee.name : t('Unassigned')}</span>
-      </form>
-      <div class="tags row wrap" aria-label="Tags">
-        {chat.userTags.map(({ tags }) => (
-          <span class="tag" key={tags.id}>
-            {tags.name}
-            <button type="button" class="small" aria-label={`Remove tag ${tags.name}`} onClick={() => removeTag(tags.name)}>
-              ×
-            </button>
-          </span>
-        ))}
-        <form class="row" onSubmit={addTag}>
-          <input aria-label="Tag" placeholder={t('Tag')} maxLength={100} value={tag} onInput={(e) => setTag(e.currentTarget.value)} />
-          <button type="submit" aria-label="Add tag">
-            {t('Add tag')}
-          </button>
-        </form>
-      </div>
+      <ChatHeader chat={chat} chatId={chatId} act={act} />
+      <AssignForm
+        chat={chat}
+        members={members}
+        assignTo={assignTo}
+        onSelect={setAssignTo}
+        onAssign={() => void act(`/chat/assign/${chatId}/`, { memberId: assignTo || null })}
+      />
+      <TagsBar chat={chat} tag={tag} onTagInput={setTag} onAdd={addTag} onRemove={removeTag} />
       <ErrorLine error={error} />
-      <ol class="messages" role="log" aria-label="Messages" ref={logRef}>
-        {messages.map((message) =>
-          message.kind === 'note' ? (
-            <li key={message.id} class="bubble note" aria-label={`Note by ${message.author.name}`}>
-              <div class="meta">
-                {t('Private note')} · {message.author.name} · {formatTime(message.createdAt)}
-              </div>
-              <div class="text">{message.text}</div>
-            </li>
-          ) : (
-            <li key={message.id} class={`bubble ${message.role}`}>
-              <div class="meta">
-                {senderOf(message, chat)} · {formatTime(message.createdAt)}
-              </div>
-              <div class="text">{message.text}</div>
-              <Attachments message={message} />
-              {message.fromAgent && <AgentReplyActions message={message} onRated={load} />}
-            </li>
-          ),
-        )}
-      </ol>
-      <form class="composer note-composer" onSubmit={addNote}>
-        <textarea aria-label="Note" placeholder={t('Private note: only the team sees it')} rows={1} maxLength={10_000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-        <button type="submit" aria-label="Add note">
-          {t('Add note')}
-        </button>
-      </form>
-      {typedCode !== undefined && <SavedReplyPicker replies={savedReplies} typed={typedCode} onPick={pickSavedReply} />}
-      <form class="composer" onSubmit={send}>
-        <textarea
-          aria-label="Reply"
-          placeholder={t('Reply')}
-          rows={2}
-          value={reply}
-          onInput={(e) => setReply(e.currentTarget.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void send(e);
-          }}
-        />
-        <button type="submit" aria-label="Send" disabled={sending}>
-          {t('Send')}
-        </button>
-      </form>
+      <MessageLog chat={chat} messages={messages} logRef={logRef} onRated={load} />
+      <NoteComposer note={note} onInput={setNote} onSubmit={addNote} />
+      <ReplyComposer reply={reply} setReply={setReply} savedReplies={savedReplies} sending={sending} onSend={send} />
     </section>
   );
 }
