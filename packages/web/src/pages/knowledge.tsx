@@ -289,6 +289,29 @@ function Documents({ baseId }: { baseId: string }) {
   );
 }
 
+/**
+ * One entry of the base as shown: its question, synonyms and answer, and the buttons that edit or delete it. The
+ * page keeps the list item itself, the same element whether the entry is shown or edited.
+ */
+function EntryView({ entry, onEdit, onDelete }: { entry: KnowledgeEntry; onEdit: () => void; onDelete: () => void }) {
+  return (
+    <>
+      <strong>{entry.question}</strong>
+      {entry.source === 'correction' && <span class="tag">{t('From a correction')}</span>}
+      {entry.synonyms.length > 0 && <p class="muted">{entry.synonyms.join(' · ')}</p>}
+      <p class="text">{entry.answer}</p>
+      <div class="row">
+        <button type="button" class="small" aria-label={`Edit ${entry.question}`} onClick={onEdit}>
+          {t('Edit')}
+        </button>
+        <button type="button" class="small" aria-label={`Delete ${entry.question}`} onClick={onDelete}>
+          {t('Delete')}
+        </button>
+      </div>
+    </>
+  );
+}
+
 export function KnowledgeBasePage({ id }: { id: string }) {
   const [base, setBase] = useState<KnowledgeBase | null>(null);
   const [name, setName] = useState('');
@@ -415,18 +438,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
             </li>
           ) : (
             <li key={entry.id} class="card">
-              <strong>{entry.question}</strong>
-              {entry.source === 'correction' && <span class="tag">{t('From a correction')}</span>}
-              {entry.synonyms.length > 0 && <p class="muted">{entry.synonyms.join(' · ')}</p>}
-              <p class="text">{entry.answer}</p>
-              <div class="row">
-                <button type="button" class="small" aria-label={`Edit ${entry.question}`} onClick={() => setEditing(entry.id)}>
-                  {t('Edit')}
-                </button>
-                <button type="button" class="small" aria-label={`Delete ${entry.question}`} onClick={() => removeEntry(entry.id)}>
-                  {t('Delete')}
-                </button>
-              </div>
+              <EntryView entry={entry} onEdit={() => setEditing(entry.id)} onDelete={() => removeEntry(entry.id)} />
             </li>
           ),
         )}
