@@ -221,6 +221,35 @@ describe('Inbox', browserTests, () => {
     });
   });
 
+  test('opening an unread chat with a long history shows its newest message', async (ctx) => {
+    // The customer's first and last messages (the chat is unread), the team's 38 between them.
+    await customerSays('long-1', 'Message number 1 of a long history', 'Larry Longchat');
+    for (let i = 2; i < 40; i += 1) {
+      const res = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+        headers: { authorization: user.key },
+        body: { channel: 'custom', channelId, externalChatId: 'long-1', role: 'assistant', text: `Message number ${i} of a long history` },
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+    await customerSays('long-1', 'Message number 40 of a long history', 'Larry Longchat');
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await openInbox(page);
+      await openChat(page, 'Larry Longchat');
+      const log = page.getByRole('log');
+      const newest = log.getByText('Message number 40 of a long history', { exact: true });
+      await newest.waitFor({ timeout: WAIT });
+      // The log scrolls itself to its end once the chat is shown (after it was marked read).
+      await eventually(async () => {
+        const [box, item] = await Promise.all([log.boundingBox(), newest.boundingBox()]);
+        return box !== null && item !== null && item.y >= box.y - 1 && item.y + item.height <= box.y + box.height + 1;
+      }, WAIT);
+      const first = await log.getByText('Message number 1 of a long history', { exact: true }).boundingBox();
+      const box = await log.boundingBox();
+      assert.ok(first && box && first.y + first.height < box.y, 'the oldest message is scrolled out of view above');
+    });
+  });
+
   test('a message with markup is shown as text and runs nothing', async (ctx) => {
     const markup = '<img src=x onerror="window.__parleyXss=1"><script>window.__parleyXss=2</script>';
     await customerSays('xss-1', markup, '<b onmouseover="window.__parleyXss=3">Mallory</b>');

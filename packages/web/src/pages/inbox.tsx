@@ -400,9 +400,12 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
   useEffect(() => {
     setAssignTo(chat?.assignee?.id ?? '');
   }, [chat?.assignee?.id]);
+  // To the newest message when messages come, and when the chat is first shown: an unread chat's history is loaded
+  // before it is marked read, and the log only exists once the chat is.
+  const shown = chat !== null;
   useEffect(() => {
     logRef.current?.lastElementChild?.scrollIntoView({ block: 'end' });
-  }, [messages.length]);
+  }, [messages.length, shown]);
 
   const act = async (path: string, body?: unknown) => {
     setError(null);
