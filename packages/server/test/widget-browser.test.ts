@@ -117,7 +117,13 @@ async function openChat(page: Page) {
 }
 
 async function say(page: Page, text: string) {
-  await frameOf(page).getByRole('textbox', { name: 'Message' }).fill(text);
+  const box = frameOf(page).getByRole('textbox', { name: 'Message' });
+  // Under CI load a fill has been seen not to reach the frame at all (no input event: the box stayed empty and Send
+  // sent nothing). What is typed must be in the box before Send is pressed; a fill that did not take is repeated.
+  await eventually(async () => {
+    if ((await box.inputValue()) !== text) await box.fill(text);
+    return (await box.inputValue()) === text;
+  }, 15_000);
   await frameOf(page).getByRole('button', { name: 'Send' }).click();
 }
 

@@ -132,8 +132,14 @@ function App() {
     }
   };
 
-  /** Focus moves into the chat on open: the form's first field, the message box, or (not ready yet) Close chat. */
+  /**
+   * Focus moves into the chat on open: the form's first field, the message box, or (not ready yet) Close chat. Not
+   * when a text field of the chat already has it: the `open` message can come after the visitor (or a test) clicked
+   * into the box and started typing, and moving focus then would send the rest of the typing elsewhere.
+   */
   const focusFirst = () => {
+    const active = document.activeElement;
+    if (active instanceof HTMLTextAreaElement || (active instanceof HTMLInputElement && active.type !== 'file')) return;
     const input = inputRef.current;
     (detailsRef.current ?? (input && !input.disabled ? input : closeRef.current))?.focus();
   };
