@@ -8,7 +8,6 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { CACHE_CHANNEL, cachedChannelsStore, createChannelCache } from './channels/channel-cache.ts';
 import { createChannelsStore } from './channels/channels-store.ts';
 import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
-import type { Config } from './config.ts';
 import type { Database, Executor, Listen } from './db/client.ts';
 import { startVacuum } from './db/vacuum.ts';
 import { createLocalFileStorage } from './files/file-storage.ts';
@@ -20,28 +19,12 @@ import { createSecretBox } from './lib/secret-box.ts';
 import { untilAborted } from './lib/until-aborted.ts';
 import { createAppMetrics } from './metrics/metrics.ts';
 import type { Workers } from './module.ts';
+import type { AppConfig, CacheNoticeListener, ClosableClient, Kernel } from './kernel/kernel.ts';
 import { createWebhookClient } from './webhooks/http-client.ts';
 import { createUrlGuard } from './webhooks/url-guard.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> &
-    Partial<Pick<Config, 'metricsToken' | 'metricsPort' | 'host'>> & {
-    deliveryRetentionDays?: number;
-    /** Messenger API base URLs (default: the real services). */
-    messengerApis?: Config['messengerApis'];
-    /** CRM API base URLs (default: the real services). */
-    crmApis?: Config['crmApis'];
-    adminToken: string;
-    jwtSecret: string;
-    /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
-    secretsKey: string;
-    /** The built-in sentence encoder of knowledge-base retrieval (KB_ENCODER; default on). */
-    knowledgeEncoder?: boolean;
-    /** SMTP_URL: invitations are e-mailed through it (unset: the inviter passes the link on). */
-    smtpUrl?: string | undefined;
-    /** SMTP_FROM: their sender. */
-    smtpFrom?: string;
-  };
+  config: AppConfig;
   db: Database;
   logger: FastifyBaseLogger;
   clock?: Clock;
@@ -72,10 +55,7 @@ export interface AppDeps {
   backup?: (file: string) => Promise<{ file: string; bytes: number }>;
 }
 
-/** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */
-export type CacheNoticeListener = (payload: string | undefined) => void;
-
-export async function createCore(app: FastifyInstance, deps: AppDeps) {
+export async function createCore(app: FastifyInstance, deps: AppDeps): Promise<Kernel> {
   const { config, db, logger } = deps;
 
   // Rate-limit counters: Redis when configured (down: this process's own, until it is back).
@@ -90,8 +70,8 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
    * An HTTP client closes with the app, after the workers have stopped: its requests in flight finish, unless the
    * shutdown grace ran short and their work was handed back (AppDeps.handBack), which ends them.
    */
-  const closeWithApp = (client: { close(): Promise<void>; destroy(): Promise<void> }) =>
-    app.addHook('onClose', () => Promise.race([client.close(), untilAborted(deps.handBack).then(() => client.destroy())]));
+  const closeWithApp = (client: ClosableClient) =>
+    void app.addHook('onClose', () => Promise.race([client.close(), untilAborted(deps.handBack).then(() => client.destroy())]));
   const webhookClient = createWebhookClient(urlGuard);
   closeWithApp(webhookClient);
   // Messenger and CRM APIs: fixed operator-set bases, and media downloads from user-given URLs (guarded).
@@ -176,4 +156,4 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
   };
 }
 
-export type Core = Awaited<ReturnType<typeof createCore>>;
+export type Core = Kernel;

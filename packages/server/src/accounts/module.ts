@@ -1,6 +1,6 @@
 // Accounts: the operator API that issues accounts and keys, the API-key authenticator of the public API and the
 // demo catalog, the console's login, and the team of each account (members, roles, invitations).
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { adminApi, type AdminOptions } from '../http/admin/admin-routes.ts';
 import { registerMemberRoutes } from '../http/console/member-routes.ts';
 import type { FeatureModule } from '../module.ts';
@@ -12,7 +12,10 @@ import { createInvitationMailer } from './invitation-mailer.ts';
 import { createMembersService } from './members-service.ts';
 import { createMembersStore } from './members-store.ts';
 
-export function createAccountsModule(core: Core, options: { apiKeyCacheTtlMs?: number; backup?: AdminOptions['backup'] }) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type AccountsShared = Pick<Kernel, 'announceCacheChange' | 'app' | 'clock' | 'config' | 'db' | 'logger' | 'onCacheNotice'>;
+
+export function createAccountsModule(core: AccountsShared, options: { apiKeyCacheTtlMs?: number; backup?: AdminOptions['backup'] }) {
   const store = createAccountsStore(core.db);
   const membersStore = createMembersStore(core.db);
   const authenticator = createApiKeyAuthenticator({ store, cacheTtlMs: options.apiKeyCacheTtlMs ?? 2_000 });

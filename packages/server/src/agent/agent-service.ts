@@ -5,56 +5,35 @@
 // asks the channel's engine outside any transaction (unless the customer asks for a person), then stores the reply,
 // its new_messages event and, when the task is complete, task_trigger and the status change, and when the agent
 // hands the chat to the team, the pause, needsHuman and chat_handed_off, in one transaction (agent-writes.ts).
-import type { ChatsServiceDeps } from '../chats/chats-service.ts';
-import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
+import type { ChatRow } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
-import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
-import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
-import type { Database, Executor } from '../db/client.ts';
+import type { ChannelRow } from '../channels/channels-store.ts';
+import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
+import type { Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import type { Clock } from '../lib/clock.ts';
 import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
-import type { MessageRow, MessagesStore } from '../messages/messages-store.ts';
-import type { NotesStore } from '../messages/notes-store.ts';
-import type { AgentStore } from './agent-store.ts';
-import type { ReplyStore } from './reply-store.ts';
-import { createAgentWrites, handoffMessageOf } from './agent-writes.ts';
+import type { MessageRow } from '../messages/messages-store.ts';
+import { createAgentWrites, handoffMessageOf, type AgentWritesDeps } from './agent-writes.ts';
 import { asksForPerson } from './handoff/person-request.ts';
 import { AgentEngineError, type AgentAnswer, type AgentChannel, type AgentTurn, type AgentEngine, type AgentMessage } from './engine.ts';
 import { autoReplyDue, isOpen } from './working-hours.ts';
 import type { AgentFailure } from '@parley/contracts';
-import type { FastifyBaseLogger } from 'fastify';
 
 /** Messages before the waiting ones that the engine gets as context. */
 const HISTORY = 20;
 
 export type AgentPlan = 'answer' | 'autoReply' | 'silent';
 
-export interface AgentServiceDeps {
-  db: Database;
-  clock: Clock;
-  logger: FastifyBaseLogger;
+export interface AgentServiceDeps extends AgentWritesDeps {
   queue: Pick<JobQueue, 'enqueue' | 'wake'>;
   engines: Record<AgentChannel['engine']['kind'], AgentEngine>;
-  agentStore: (executor: Executor) => AgentStore;
-  /** The reply job's fixed statements (context read, reply written). */
-  replyStore: ReplyStore;
-  messagesStore: (executor: Executor) => Pick<MessagesStore, 'insert' | 'touchChat'>;
-  chatsStore: (executor: Executor) => ChatsStore;
-  channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
-  /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
-  customerDelivery?: CustomerDelivery;
   eventsCommitted?: EventsCommitted;
-  /** CRM syncs when the model completes the task (chats-service.ts, recordTaskStatus). */
-  crmSync?: ChatsServiceDeps['crmSync'];
   /** Each reply job that ended with a reply or a failure is counted (parley_agent_replies_total). */
   metrics?: Pick<AppMetrics, 'agentReply'>;
   /** Told when the reply job starts and stops preparing a reply (the chat widget's typing indicator). */
   replying?: (chat: ChatRow, replying: boolean) => void;
-  /** The model's reason for a handoff is kept as a private note of the chat (messages/notes-store.ts). */
-  notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */

@@ -1,26 +1,44 @@
 // The writes of the agent (agent-service.ts): a reply with its events in one transaction (one statement when it
 // fires no task trigger and hands nothing over), the handoff to the team, the off-hours auto-reply, and the record
 // of an engine's failure.
-import { recordTaskStatus, settingsOf } from '../chats/chats-service.ts';
-import type { ChatRow } from '../chats/chats-store.ts';
+import { recordTaskStatus, settingsOf, type ChatsServiceDeps } from '../chats/chats-service.ts';
+import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
-import type { ChannelRow } from '../channels/channels-store.ts';
-import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
-import type { Executor } from '../db/client.ts';
+import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
+import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
+import type { Database, Executor } from '../db/client.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../lib/ids.ts';
 import { recordNewMessage } from '../messages/message-events.ts';
-import type { MessageRow } from '../messages/messages-store.ts';
+import type { MessageRow, MessagesStore } from '../messages/messages-store.ts';
+import type { NotesStore } from '../messages/notes-store.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AgentStore } from './agent-store.ts';
+import type { ReplyStore } from './reply-store.ts';
 import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
-import type { AgentServiceDeps } from './agent-service.ts';
 import type { AgentAnswer } from './engine.ts';
 import { isMessengerKind, NOTE_TEXT_MAX } from '@parley/contracts';
 import { handoffText } from './agent-texts.ts';
 
-export type AgentWritesDeps = Pick<
-  AgentServiceDeps,
-  'db' | 'clock' | 'logger' | 'agentStore' | 'replyStore' | 'messagesStore' | 'chatsStore' | 'channelsStore' | 'customerDelivery' | 'crmSync' | 'notesStore'
->;
+/** What the agent's writes use: the agent service's dependencies include these (agent-service.ts). */
+export interface AgentWritesDeps {
+  db: Database;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  agentStore: (executor: Executor) => AgentStore;
+  /** The reply job's fixed statements (context read, reply written). */
+  replyStore: ReplyStore;
+  messagesStore: (executor: Executor) => Pick<MessagesStore, 'insert' | 'touchChat'>;
+  chatsStore: (executor: Executor) => ChatsStore;
+  channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
+  /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
+  customerDelivery?: CustomerDelivery;
+  /** CRM syncs when the model completes the task (chats-service.ts, recordTaskStatus). */
+  crmSync?: ChatsServiceDeps['crmSync'];
+  /** The model's reason for a handoff is kept as a private note of the chat (messages/notes-store.ts). */
+  notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
+}
 
 /** The author of the note that keeps the model's reason for a handoff (a note of no member). */
 export const HANDOFF_NOTE_AUTHOR = 'AI agent';

@@ -1,7 +1,7 @@
 // The AI agent: its two engines (the embedded knowledge-base engine and any OpenAI-compatible server), the reply
 // job that answers a chat's waiting customer messages, and the console's `Try the agent`.
 import { createChatsStore } from '../chats/chats-store.ts';
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import type { CrmSyncHook } from '../crm/crm-service.ts';
 import { preparedQuery } from '../db/client.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
@@ -18,6 +18,9 @@ import { createKnowledgeBaseEngine } from './engines/knowledge-base-engine.ts';
 import { createOpenAiEngine } from './engines/openai-engine.ts';
 import { createReplyStore } from './reply-store.ts';
 
+/** The shared pieces this feature uses (made by the composition root). */
+export type AgentShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'closeWithApp' | 'db' | 'files' | 'jobs' | 'logger' | 'metrics' | 'urlGuard'>;
+
 export interface AgentModuleDeps {
   knowledge: Pick<ReturnType<typeof createKnowledgeModule>, 'retriever' | 'baseLanguage'>;
   customerDelivery: CustomerDelivery;
@@ -25,7 +28,7 @@ export interface AgentModuleDeps {
   crmSync: CrmSyncHook;
 }
 
-export function createAgentModule(core: Core, { knowledge, customerDelivery, eventsCommitted, crmSync }: AgentModuleDeps) {
+export function createAgentModule(core: AgentShared, { knowledge, customerDelivery, eventsCommitted, crmSync }: AgentModuleDeps) {
   const { retriever, baseLanguage } = knowledge;
   const openAiEngine = createOpenAiEngine({ guard: core.urlGuard, retriever, baseLanguage, files: core.files.storage });
   core.closeWithApp(openAiEngine);

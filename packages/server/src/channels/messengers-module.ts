@@ -1,7 +1,7 @@
 // The five messengers: their API connectors, replies sent out as durable jobs, the console's token check and
 // failure list, and (once the messages feature exists) the inbound webhooks they post updates to.
 import { DEFAULT_MESSENGER_APIS } from '../config.ts';
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { registerMessengerRoutes } from '../http/console/messenger-routes.ts';
 import { messengerWebhooks } from '../http/messenger-webhook-routes.ts';
 import { createChatsStore } from '../chats/chats-store.ts';
@@ -14,7 +14,10 @@ import { createMessengerOutbound, MESSENGER_SEND_RETRY } from './messenger-outbo
 import { createMessengerSendsStore } from './messenger-sends-store.ts';
 import { createTelegramTokenCheck } from './telegram-token.ts';
 
-export function createMessengersModule(core: Core, options: { apis?: typeof DEFAULT_MESSENGER_APIS }) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type MessengersShared = Pick<Kernel, 'apiHttp' | 'channelsStoreOf' | 'clock' | 'db' | 'files' | 'jobs' | 'logger'>;
+
+export function createMessengersModule(core: MessengersShared, options: { apis?: typeof DEFAULT_MESSENGER_APIS }) {
   const connectors = createConnectors(core.apiHttp, options.apis ?? DEFAULT_MESSENGER_APIS);
   const outbound = createMessengerOutbound({
     db: core.db,

@@ -1,11 +1,14 @@
 // Channels: connect, edit and remove a channel of any kind, its webhook settings and the webhook test; channel
 // secrets stored in clear by an earlier version are sealed once at start.
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { registerChannelRoutes } from '../http/console/channel-routes.ts';
 import type { FeatureModule } from '../module.ts';
 import { createChannelsService, type MessengerRegistrar } from './channels-service.ts';
 
-export function createChannelsModule(core: Core, { messengers }: { messengers: MessengerRegistrar }) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type ChannelsShared = Pick<Kernel, 'app' | 'channelsStoreOf' | 'clock' | 'config' | 'db' | 'logger' | 'urlGuard' | 'webhookClient'>;
+
+export function createChannelsModule(core: ChannelsShared, { messengers }: { messengers: MessengerRegistrar }) {
   const channels = createChannelsService({
     store: core.channelsStoreOf(core.db),
     clock: core.clock,

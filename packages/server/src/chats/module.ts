@@ -1,6 +1,6 @@
 // Chats: the public API's list, read/unread, done/undone (the change itself a job) and ban; the console's Inbox
 // uses the same service.
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import type { CrmSyncHook } from '../crm/crm-service.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
 import { registerChatRoutes } from '../http/public/chats-routes.ts';
@@ -8,7 +8,10 @@ import type { FeatureModule } from '../module.ts';
 import { createChatsService } from './chats-service.ts';
 import { createChatsStore } from './chats-store.ts';
 
-export function createChatsModule(core: Core, deps: { eventsCommitted: EventsCommitted; crmSync: CrmSyncHook }) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type ChatsShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'db' | 'jobs'>;
+
+export function createChatsModule(core: ChatsShared, deps: { eventsCommitted: EventsCommitted; crmSync: CrmSyncHook }) {
   const chats = createChatsService({
     db: core.db,
     chatsStore: createChatsStore,

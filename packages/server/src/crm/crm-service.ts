@@ -5,33 +5,17 @@
 // creates or updates the deal and adds the transcript as a note; the ids are kept per chat and connection.
 // The sync is in crm-sync.ts, spread here.
 import type { CrmConnection, CrmConnectBody, CrmKind, CrmSync, CrmSyncFailure } from '@parley/contracts';
-import type { FastifyBaseLogger } from 'fastify';
-import type { ChannelsStore } from '../channels/channels-store.ts';
-import type { ChatsStore } from '../chats/chats-store.ts';
-import type { Database, Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
-import type { Clock } from '../lib/clock.ts';
 import { isUuid, newId } from '../lib/ids.ts';
 import { redactSecrets } from '../lib/redact.ts';
-import type { MessagesStore } from '../messages/messages-store.ts';
 import { CrmError, type CrmConnector } from './connectors/connector.ts';
-import type { CrmConnectionRow, CrmLinkView, CrmStore } from './crm-store.ts';
-import { createCrmSync } from './crm-sync.ts';
+import type { CrmConnectionRow, CrmLinkView } from './crm-store.ts';
+import { createCrmSync, type CrmSyncDeps } from './crm-sync.ts';
 
 export { CRM_SYNC_RETRY, TRANSCRIPT_MAX_MESSAGES, type CrmSyncHook, type CrmSyncPayload } from './crm-sync.ts';
 
-export interface CrmServiceDeps {
-  db: Database;
-  clock: Clock;
-  logger: FastifyBaseLogger;
-  queue: Pick<JobQueue, 'enqueue' | 'wake'>;
-  connectors: Record<CrmKind, CrmConnector>;
-  crmStore: (executor: Executor) => CrmStore;
-  channelsStore: (executor: Executor) => Pick<ChannelsStore, 'find'>;
-  chatsStore: (executor: Executor) => Pick<ChatsStore, 'find'>;
-  messagesStore: (executor: Executor) => Pick<MessagesStore, 'listRecent'>;
-}
+/** The service's dependencies are the sync's (crm-sync.ts): it needs them all. */
+export type CrmServiceDeps = CrmSyncDeps;
 
 function syncView({ link, dialogName }: CrmLinkView): CrmSync {
   return {

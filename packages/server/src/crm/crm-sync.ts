@@ -3,13 +3,16 @@
 // transaction; the job, outside any transaction, upserts the contact, creates or updates the deal and adds the
 // transcript as a note, keeping the ids per chat and connection as soon as the CRM gives them.
 import type { CrmKind } from '@parley/contracts';
-import type { ChatRow } from '../chats/chats-store.ts';
-import type { Executor } from '../db/client.ts';
-import { RetryJobLater, type JobRun, type RetryPolicy } from '../jobs/job-queue.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ChannelsStore } from '../channels/channels-store.ts';
+import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
+import type { Database, Executor } from '../db/client.ts';
+import { RetryJobLater, type JobQueue, type JobRun, type RetryPolicy } from '../jobs/job-queue.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { MessagesStore } from '../messages/messages-store.ts';
 import { redactSecrets } from '../lib/redact.ts';
-import { CrmError, type CrmCredentials } from './connectors/connector.ts';
-import type { CrmServiceDeps } from './crm-service.ts';
-import type { CrmConnectionRow } from './crm-store.ts';
+import { CrmError, type CrmConnector, type CrmCredentials } from './connectors/connector.ts';
+import type { CrmConnectionRow, CrmStore } from './crm-store.ts';
 import { transcriptHtml } from './transcript.ts';
 
 /** Eight tries over about four minutes (1 s, 2 s, 4 s … capped at 2 min); a 429 waits what the CRM says. */
@@ -38,7 +41,19 @@ const credentialsOf = (connection: CrmConnectionRow): CrmCredentials => ({
   settings: connection.settings,
 });
 
-export function createCrmSync(deps: CrmServiceDeps) {
+export interface CrmSyncDeps {
+  db: Database;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  queue: Pick<JobQueue, 'enqueue' | 'wake'>;
+  connectors: Record<CrmKind, CrmConnector>;
+  crmStore: (executor: Executor) => CrmStore;
+  channelsStore: (executor: Executor) => Pick<ChannelsStore, 'find'>;
+  chatsStore: (executor: Executor) => Pick<ChatsStore, 'find'>;
+  messagesStore: (executor: Executor) => Pick<MessagesStore, 'listRecent'>;
+}
+
+export function createCrmSync(deps: CrmSyncDeps) {
   const { db, clock, logger, queue, connectors, crmStore, channelsStore, chatsStore, messagesStore } = deps;
   const store = crmStore(db);
 

@@ -1,7 +1,7 @@
 // CRM connections: a chat whose task is done goes to the account's CRMs as a durable job.
 import { createChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_CRM_APIS } from '../config.ts';
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { registerCrmRoutes } from '../http/console/crm-routes.ts';
 import { createMessagesStore } from '../messages/messages-store.ts';
 import type { FeatureModule } from '../module.ts';
@@ -9,7 +9,10 @@ import { createCrmConnectors } from './connectors/index.ts';
 import { createCrmService, CRM_SYNC_RETRY } from './crm-service.ts';
 import { createCrmStore } from './crm-store.ts';
 
-export function createCrmModule(core: Core, options: { apis?: typeof DEFAULT_CRM_APIS }) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type CrmShared = Pick<Kernel, 'apiHttp' | 'channelsStoreOf' | 'clock' | 'db' | 'jobs' | 'logger' | 'secretBox'>;
+
+export function createCrmModule(core: CrmShared, options: { apis?: typeof DEFAULT_CRM_APIS }) {
   const crm = createCrmService({
     db: core.db,
     clock: core.clock,

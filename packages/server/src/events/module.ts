@@ -1,7 +1,7 @@
 // Committed events as streams: the public API's event feed, and the live feed that open Inboxes and widget
 // frames follow in every process (workers or not).
 import { MEMBER_NOTICE } from '../accounts/console-auth.ts';
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { registerLiveRoutes } from '../http/console/live-routes.ts';
 import { registerEventRoutes } from '../http/public/events-routes.ts';
 import type { FeatureModule } from '../module.ts';
@@ -9,7 +9,10 @@ import { createFeedService } from './feed-service.ts';
 import { createFeedStore } from './feed-store.ts';
 import { createLiveFeed } from './live-feed.ts';
 
-export function createEventsModule(core: Core) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type EventsShared = Pick<Kernel, 'app' | 'db' | 'listen' | 'logger' | 'onCacheNotice'>;
+
+export function createEventsModule(core: EventsShared) {
   const liveFeed = createLiveFeed({ db: core.db, listen: core.listen, logger: core.logger });
   core.app.addHook('onReady', () => liveFeed.start());
   core.app.addHook('preClose', () => liveFeed.stop());

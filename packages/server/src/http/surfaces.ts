@@ -5,13 +5,16 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleAuth } from '../accounts/console-auth.ts';
 import type { ApiKeyAuthenticator } from '../accounts/api-key-auth.ts';
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { createReadinessCheck } from '../db/readiness.ts';
 import type { FeatureModule } from '../module.ts';
 import { consoleApi } from './console/console-plugin.ts';
 import { docs } from './docs.ts';
 import { gateway } from './public/gateway.ts';
 import { webApp } from './web/web-plugin.ts';
+
+/** The shared pieces this feature uses (made by the composition root). */
+export type SurfacesShared = Pick<Kernel, 'config' | 'counters' | 'db' | 'invalidKeys'>;
 
 export interface SurfaceOptions {
   consoleAuth: ConsoleAuth;
@@ -23,7 +26,7 @@ export interface SurfaceOptions {
   webDistDir?: string;
 }
 
-export async function registerSurfaces(app: FastifyInstance, core: Core, options: SurfaceOptions): Promise<void> {
+export async function registerSurfaces(app: FastifyInstance, core: SurfacesShared, options: SurfaceOptions): Promise<void> {
   const { db, counters, config } = core;
   const { modules } = options;
   // 200 either way: a process whose Redis is down still serves (with its own counters); a load balancer keeps it.

@@ -16,35 +16,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../db/client.ts';
 import { newId } from '../lib/ids.ts';
 import { untilAborted } from '../lib/until-aborted.ts';
+import type { JobCatalog, JobKind, JobRun, JobState } from './job-catalog.ts';
 import { createJobStore, type ClaimedJob, type JobStore } from './job-store.ts';
 import { createLeaseHeartbeat } from '../lib/lease-heartbeat.ts';
 import { createWakeTimers } from '../lib/wake-timers.ts';
 
-/** The typed job catalog: each job's name and payload. */
-export interface JobCatalog {
-  /** done/undone of the public API (202 at once, the change here). */
-  'chat.setTaskStatus': { accountId: string; chatId: string; done: boolean };
-  /** The agent answers a chat's waiting customer messages (keyed by chat: one at a time per chat). */
-  'agent.reply': { accountId: string; chatId: string };
-  /** A reply goes out to a messenger chat (channels/messenger-outbound.ts; a `messenger_sends` row). */
-  'messenger.send': { sendId: string };
-  /** A chat whose task became done goes to a CRM (crm/crm-service.ts; keyed by connection and chat). */
-  'crm.sync': { accountId: string; connectionId: string; chatId: string };
-  /** Sentence vectors of a knowledge-base entry whose text was written (knowledge/entry-vectors.ts; keyed by entry). */
-  'knowledge.embed': { knowledgeBaseId: string; entryId: string };
-  /** An uploaded knowledge-base document is parsed into passages (knowledge/documents/documents-service.ts; keyed by document). */
-  'knowledge.parseDocument': { knowledgeBaseId: string; documentId: string };
-  /** Sentence vectors of a document's passages (knowledge/documents/passage-vectors.ts; keyed by document). */
-  'knowledge.embedDocument': { knowledgeBaseId: string; documentId: string };
-}
-export type JobKind = keyof JobCatalog;
-/** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */
-export interface JobRun {
-  attempt: number;
-  lastAttempt: boolean;
-}
-export const JOB_STATES = ['queued', 'running', 'scheduled'] as const;
-export type JobState = (typeof JOB_STATES)[number];
+export { JOB_STATES, type JobCatalog, type JobKind, type JobRun, type JobState } from './job-catalog.ts';
+
 export type JobHandlers = { [K in JobKind]: (payload: JobCatalog[K], run: JobRun) => Promise<void> };
 
 /** How often a kind of job is tried and how long it waits between tries (attempt = the try that failed). */

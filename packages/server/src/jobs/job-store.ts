@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database, type Executor } from '../db/client.ts';
 import { jobs } from '../db/schema.ts';
 import { newId } from '../lib/ids.ts';
-import type { JobKind, JobState } from './job-queue.ts';
+import type { JobKind, JobState } from './job-catalog.ts';
 
 export interface ClaimedJob {
   id: string;

@@ -3,10 +3,30 @@
 import { SYNONYMS_MAX, type KnowledgeEntry } from '@parley/contracts';
 import { Errors } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
-import type { KnowledgeServiceDeps, NewEntry } from './knowledge-service.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
 import { questionKey, questionKeys } from './normalize.ts';
 import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
+
+export interface NewEntry {
+  question: string;
+  synonyms?: string[];
+  answer: string;
+  source: EntrySource;
+  /** The disliked agent reply a correction came from. */
+  messageId?: string | null;
+}
+
+/** What the entries use; the knowledge service's dependencies include these (knowledge-service.ts). */
+export interface KnowledgeEntriesDeps {
+  store: KnowledgeStore;
+  clock: Clock;
+  /**
+   * An entry's text was written, or its base's embeddings provider changed: its sentence vectors are to be
+   * computed (enqueues `knowledge.embed`).
+   */
+  entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
+}
 
 type EntryRow = NonNullable<Awaited<ReturnType<KnowledgeStore['findEntry']>>>;
 
@@ -20,7 +40,7 @@ function toEntry(row: EntryRow): KnowledgeEntry {
   };
 }
 
-export function createKnowledgeEntries({ store, clock, entryWritten }: Pick<KnowledgeServiceDeps, 'store' | 'clock' | 'entryWritten'>) {
+export function createKnowledgeEntries({ store, clock, entryWritten }: KnowledgeEntriesDeps) {
   /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
   async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
     await store.bumpEntriesVersion(knowledgeBaseId);

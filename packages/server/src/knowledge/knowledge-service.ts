@@ -2,21 +2,13 @@
 // endpoint adds corrections through `addEntry`. The entries' operations are in knowledge-entries.ts.
 import type { EmbeddingsProviderInput, KnowledgeBase } from '@parley/contracts';
 import { Errors } from '../errors.ts';
-import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import type { UrlGuard } from '../webhooks/url-guard.ts';
 import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
-import { createKnowledgeEntries } from './knowledge-entries.ts';
-import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
+import { createKnowledgeEntries, type KnowledgeEntriesDeps } from './knowledge-entries.ts';
+import type { KnowledgeStore } from './knowledge-store.ts';
 
-export interface KnowledgeServiceDeps {
-  store: KnowledgeStore;
-  clock: Clock;
-  /**
-   * An entry's text was written, or its base's embeddings provider changed: its sentence vectors are to be
-   * computed (enqueues `knowledge.embed`).
-   */
-  entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
+export interface KnowledgeServiceDeps extends KnowledgeEntriesDeps {
   /** The base's embeddings provider changed: its documents' passages are to be embedded again. */
   providerChanged?: (knowledgeBaseId: string) => Promise<void>;
   /** Checks a provider's base URL as saved (scheme, credentials, private networks). */
@@ -27,14 +19,7 @@ const EMBEDDINGS_URL_FIELD = 'embeddings.baseUrl';
 
 export const DEFAULT_LANGUAGE = 'en';
 
-export interface NewEntry {
-  question: string;
-  synonyms?: string[];
-  answer: string;
-  source: EntrySource;
-  /** The disliked agent reply a correction came from. */
-  messageId?: string | null;
-}
+export type { NewEntry } from './knowledge-entries.ts';
 
 type BaseRow = Awaited<ReturnType<KnowledgeStore['listBases']>>[number];
 

@@ -1,7 +1,7 @@
 // Knowledge bases: entries and their vectors (the built-in sentence encoder, or a base's embeddings provider),
 // documents parsed into passages (in bounded worker threads) and their vectors, the retriever both agent
 // engines answer from, and the console's knowledge-base and document routes.
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import type { Executor } from '../db/client.ts';
 import { registerDocumentRoutes } from '../http/console/documents-routes.ts';
 import { registerKnowledgeRoutes } from '../http/console/knowledge-routes.ts';
@@ -17,7 +17,10 @@ import { createKnowledgeService } from './knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge-store.ts';
 import { createRetriever } from './retrieval.ts';
 
-export function createKnowledgeModule(core: Core, options: { encoder?: boolean; documentParser?: DocumentParserOptions }) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type KnowledgeShared = Pick<Kernel, 'app' | 'clock' | 'closeWithApp' | 'db' | 'files' | 'jobs' | 'logger' | 'secretBox' | 'urlGuard'>;
+
+export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?: boolean; documentParser?: DocumentParserOptions }) {
   const { app, db, jobs, logger } = core;
   const store = createKnowledgeStore(db, core.secretBox);
   const documentsStore = createDocumentsStore(db);

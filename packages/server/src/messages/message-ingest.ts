@@ -1,7 +1,7 @@
 // The one ingest path of a message into a chat (spec, send-message-universal rules 1–3), shared by the public API,
 // the messengers and the chat widget: the common path group-commits concurrent messages into one statement per
 // batch (ingest-store.ts); a message that may get the off-hours auto-reply goes step by step in a transaction.
-import type { ChannelRow } from '../channels/channels-store.ts';
+import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
 import type { StoredAttachment } from '../db/schema.ts';
@@ -13,7 +13,14 @@ import { LruMap } from 'toad-cache';
 import { recordNewMessage } from './message-events.ts';
 import type { IngestForm, IngestRow, IngestStore } from './ingest-store.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { Ingested, IncomingChat, MessagesServiceDeps } from './messages-service.ts';
+import type { ChatsServiceDeps } from '../chats/chats-service.ts';
+import type { ChatRow } from '../chats/chats-store.ts';
+import type { Database, Executor } from '../db/client.ts';
+import type { EventsCommitted } from '../events/outbox.ts';
+import type { AppMetrics } from '../metrics/metrics.ts';
+import type { AgentService } from '../agent/agent-service.ts';
+import type { CustomerDelivery } from '../channels/customer-delivery.ts';
+import type { MessageRow, MessagesStore } from './messages-store.ts';
 
 /** A message on its way into a chat (the API channel's, a messenger's or the widget's). */
 export interface IncomingMessage {
@@ -27,7 +34,40 @@ export interface IncomingMessage {
   rename?: string;
 }
 
-export type IngestDeps = Omit<MessagesServiceDeps, 'files' | 'chatsStore'>;
+/** Which chat a connector's message belongs to (created on the first message). */
+export interface IncomingChat {
+  externalChatId: string;
+  uniqueId: string;
+  dialogName: string;
+  email?: string | null;
+  photoUrl?: string | null;
+  isGroup?: boolean;
+}
+
+/** A stored customer message and its chat. */
+export interface Ingested {
+  chat: ChatRow;
+  message: MessageRow;
+}
+
+/** What the ingest uses; the messages service's dependencies include these (messages-service.ts). */
+export interface IngestDeps {
+  db: Database;
+  messagesStore: (executor: Executor) => MessagesStore;
+  channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
+  clock: Clock;
+  /** The one-statement ingest of the common path, group-committed (ingest-store.ts). */
+  ingestStore: IngestStore;
+  /** Ingest batches written at once (a few on a PostgreSQL pool; one on PGlite). */
+  ingestConcurrency?: number;
+  /** Decides whether the agent answers a customer message (rule 3). */
+  agent: Pick<AgentService, 'channelPlan' | 'planFor' | 'afterCustomerMessage' | 'wake'>;
+  /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
+  customerDelivery?: CustomerDelivery;
+  eventsCommitted?: EventsCommitted;
+  /** Each stored message is counted (parley_messages_ingested_total). */
+  metrics?: Pick<AppMetrics, 'messageIngested'>;
+}
 
 export function createIngest({
   db,

@@ -3,63 +3,28 @@
 // the Inbox. A customer message and a message delivered to the customer write new_messages in the same
 // transaction; a team reply recorded through the API (`role: assistant`) writes none.
 import { DEFAULT_SENDER_NAME, type InboxMessage, type SendMessageBody } from '@parley/contracts';
-import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
-import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
-import type { AgentService } from '../agent/agent-service.ts';
-import type { ChatsServiceDeps } from '../chats/chats-service.ts';
-import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
-import type { Database, Executor } from '../db/client.ts';
+import type { ChannelRow } from '../channels/channels-store.ts';
+import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
+import type { ChatsStore } from '../chats/chats-store.ts';
+import type { Executor } from '../db/client.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
 import type { Upload } from '../files/file-storage.ts';
-import type { EventsCommitted } from '../events/outbox.ts';
-import type { Clock } from '../lib/clock.ts';
 import { isUuid, newId } from '../lib/ids.ts';
-import type { AppMetrics } from '../metrics/metrics.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
 import { detectAll, storeAttachments, type AttachmentStore } from './attachments.ts';
 import { recordNewMessage } from './message-events.ts';
-import { createIngest } from './message-ingest.ts';
-import type { MessageRow, MessagesStore } from './messages-store.ts';
-import type { IngestStore } from './ingest-store.ts';
+import { createIngest, type IncomingChat, type Ingested, type IngestDeps } from './message-ingest.ts';
+import type { MessageRow } from './messages-store.ts';
 
 export type { AttachmentStore } from './attachments.ts';
 
-export interface MessagesServiceDeps {
-  db: Database;
+export interface MessagesServiceDeps extends IngestDeps {
   files: AttachmentStore;
-  messagesStore: (executor: Executor) => MessagesStore;
   chatsStore: (executor: Executor) => Pick<ChatsStore, 'find'>;
-  channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
-  clock: Clock;
-  /** The one-statement ingest of the common path, group-committed (ingest-store.ts). */
-  ingestStore: IngestStore;
-  /** Ingest batches written at once (a few on a PostgreSQL pool; one on PGlite). */
-  ingestConcurrency?: number;
-  /** Decides whether the agent answers a customer message (rule 3). */
-  agent: Pick<AgentService, 'channelPlan' | 'planFor' | 'afterCustomerMessage' | 'wake'>;
-  /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
-  customerDelivery?: CustomerDelivery;
-  eventsCommitted?: EventsCommitted;
-  /** Each stored message is counted (parley_messages_ingested_total). */
-  metrics?: Pick<AppMetrics, 'messageIngested'>;
 }
 
-/** Which chat a connector's message belongs to (created on the first message). */
-export interface IncomingChat {
-  externalChatId: string;
-  uniqueId: string;
-  dialogName: string;
-  email?: string | null;
-  photoUrl?: string | null;
-  isGroup?: boolean;
-}
-
-/** A stored customer message and its chat. */
-export interface Ingested {
-  chat: ChatRow;
-  message: MessageRow;
-}
+export type { IncomingChat, Ingested } from './message-ingest.ts';
 
 /** A messenger's customer message, its media already stored. */
 export interface MessengerIncoming {

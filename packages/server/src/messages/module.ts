@@ -4,7 +4,7 @@ import type { AgentService } from '../agent/agent-service.ts';
 import type { CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { ChatsService } from '../chats/chats-service.ts';
 import { createChatsStore } from '../chats/chats-store.ts';
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { preparedQuery, statementSlots, type Executor } from '../db/client.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
 import { createFeedbackService } from '../feedback/feedback-service.ts';
@@ -20,6 +20,9 @@ import { createMessagesStore } from './messages-store.ts';
 import { createNotesService } from './notes-service.ts';
 import { createNotesStore } from './notes-store.ts';
 
+/** The shared pieces this feature uses (made by the composition root). */
+export type MessagesShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'db' | 'files' | 'jobs' | 'metrics'>;
+
 export interface MessagesModuleDeps {
   agent: AgentService;
   chats: ChatsService;
@@ -29,7 +32,7 @@ export interface MessagesModuleDeps {
   eventsCommitted: EventsCommitted;
 }
 
-export function createMessagesModule(core: Core, deps: MessagesModuleDeps) {
+export function createMessagesModule(core: MessagesShared, deps: MessagesModuleDeps) {
   const { db } = core;
   const messages = createMessagesService({
     db,

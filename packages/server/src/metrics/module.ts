@@ -5,12 +5,15 @@
 import { createServer, type Server } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { poolOf } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import { JOB_STATES, type JobQueue } from '../jobs/job-queue.ts';
 import { secretsEqual } from '../lib/secrets.ts';
 import type { FeatureModule } from '../module.ts';
+
+/** The shared pieces this feature uses (made by the composition root). */
+export type MetricsShared = Pick<Kernel, 'app' | 'db' | 'jobs' | 'logger' | 'metrics'>;
 
 export interface MetricsOptions {
   /** METRICS_TOKEN: /metrics on the app's own port, behind `Authorization: Bearer <token>`. */
@@ -28,7 +31,7 @@ const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_request
  * registerSurfaces runs): a plugin takes its parent's hooks when it is registered, so the HTTP histogram's hook has
  * to be on the root by then.
  */
-export function createMetricsModule(core: Core, options: MetricsOptions) {
+export function createMetricsModule(core: MetricsShared, options: MetricsOptions) {
   const { token, port } = options;
   if (token === undefined && port === undefined) return {} satisfies FeatureModule;
   const { app, metrics, jobs, logger } = core;
@@ -93,7 +96,7 @@ function addJobsGauge(registry: Registry, jobs: Pick<JobQueue, 'kinds' | 'counts
 }
 
 /** `parley_db_pool_*`: node-postgres's own counts, read at scrape time; none on PGlite (no pool). */
-function addPoolGauges(registry: Registry, core: Pick<Core, 'db'>): void {
+function addPoolGauges(registry: Registry, core: Pick<Kernel, 'db'>): void {
   const pool = poolOf(core.db);
   if (!pool) return;
   const gauge = (name: string, help: string, read: () => number) =>

@@ -1,11 +1,14 @@
 // Saved replies (issue #25): the account's reusable answers, typed in the Inbox as `/shortCode`.
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { registerCannedResponseRoutes } from '../http/console/canned-response-routes.ts';
 import type { FeatureModule } from '../module.ts';
 import { createCannedResponsesService } from './canned-responses-service.ts';
 import { createCannedResponsesStore } from './canned-responses-store.ts';
 
-export function createRepliesModule(core: Core) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type RepliesShared = Pick<Kernel, 'db'>;
+
+export function createRepliesModule(core: RepliesShared) {
   const replies = createCannedResponsesService(createCannedResponsesStore(core.db));
   return { consoleRoutes: (api) => registerCannedResponseRoutes(api, replies) } satisfies FeatureModule;
 }

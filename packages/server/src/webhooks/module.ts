@@ -1,6 +1,6 @@
 // Outgoing webhooks: the delivery worker that sends committed events to each channel's receiver, and the
 // console's list of deliveries with redelivery.
-import type { Core } from '../core.ts';
+import type { Kernel } from '../kernel/kernel.ts';
 import { DELIVERIES_CHANNEL } from '../events/outbox.ts';
 import { registerDeliveryRoutes } from '../http/console/delivery-routes.ts';
 import type { FeatureModule } from '../module.ts';
@@ -8,7 +8,10 @@ import { createDeliveriesService } from './deliveries-service.ts';
 import { createDeliveryStore } from './delivery-store.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 
-export function createWebhooksModule(core: Core, options: { deliveryPollMs?: number; retentionDays?: number }) {
+/** The shared pieces this feature uses (made by the composition root). */
+export type WebhooksShared = Pick<Kernel, 'channelsStoreOf' | 'db' | 'listen' | 'logger' | 'metrics' | 'ownsDatabase' | 'secretBox' | 'webhookClient'>;
+
+export function createWebhooksModule(core: WebhooksShared, options: { deliveryPollMs?: number; retentionDays?: number }) {
   const store = createDeliveryStore(core.db);
   const worker = createDeliveryWorker({
     store,

@@ -1,7 +1,7 @@
 // The chat widget: the loader and frame assets, the visitor API and its live stream.
 import { createHmac } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import type { Core } from '../../core.ts';
+import type { Kernel } from '../../kernel/kernel.ts';
 import type { LiveFeed } from '../../events/live-feed.ts';
 import { widgetPlugin } from '../../http/widget/widget-plugin.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
@@ -18,7 +18,10 @@ declare module 'fastify' {
   }
 }
 
-export function createWidgetModule(core: Core, deps: { messages: MessagesService; liveFeed: LiveFeed }): FeatureModule {
+/** The shared pieces this feature uses (made by the composition root). */
+export type WidgetShared = Pick<Kernel, 'app' | 'channelsStoreOf' | 'clock' | 'config' | 'db' | 'files' | 'listen'>;
+
+export function createWidgetModule(core: WidgetShared, deps: { messages: MessagesService; liveFeed: LiveFeed }): FeatureModule {
   const { jwtSecret } = core.config;
   const store = createWidgetStore(core.db, core.channelsStoreOf(core.db));
   const ipKeySecret = createHmac('sha256', jwtSecret).update('parley widget ip key').digest();

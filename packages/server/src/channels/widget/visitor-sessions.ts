@@ -10,8 +10,25 @@ import { isOpen, nextOpenAt } from '../../agent/working-hours.ts';
 import { widgetSettingsOf } from '../channels-service.ts';
 import type { ChannelRow } from '../channels-store.ts';
 import { normalizeOrigin } from './origins.ts';
-import type { VisitorContext, WidgetServiceDeps } from './widget-service.ts';
-import type { VisitorRow } from './widget-store.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { VisitorTokens } from './visitor-token.ts';
+import type { VisitorRow, WidgetStore } from './widget-store.ts';
+
+/** A visitor request, authenticated: the channel and visitor its token names. */
+export interface VisitorContext {
+  channel: ChannelRow;
+  settings: StoredWidgetSettings;
+  visitor: VisitorRow;
+}
+
+/** What the sessions use; the widget service's dependencies include these (widget-service.ts). */
+export interface VisitorSessionsDeps {
+  store: WidgetStore;
+  tokens: VisitorTokens;
+  clock: Clock;
+  /** A non-reversible key of a client address (abuse limit per address). */
+  ipKey: (ip: string) => string;
+}
 
 /** The window of the per-minute abuse limits (new visitors per address, messages per visitor). */
 export const MINUTE_MS = 60_000;
@@ -37,7 +54,7 @@ export function missingDetails(settings: StoredWidgetSettings, visitor: Pick<Vis
   ];
 }
 
-export function createVisitorSessions({ store, tokens, clock, ipKey }: Pick<WidgetServiceDeps, 'store' | 'tokens' | 'clock' | 'ipKey'>) {
+export function createVisitorSessions({ store, tokens, clock, ipKey }: VisitorSessionsDeps) {
   function originAllowed(settings: StoredWidgetSettings, origin: string): boolean {
     return settings.allowedOrigins.includes(origin);
   }

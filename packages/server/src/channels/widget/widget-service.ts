@@ -3,28 +3,20 @@
 // The sessions (start, details, authentication) are in visitor-sessions.ts.
 import { DEFAULT_SENDER_NAME, type WidgetConversation, type WidgetMessage } from '@parley/contracts';
 import type { Database } from '../../db/client.ts';
-import type { StoredWidgetSettings } from '../../db/schema.ts';
 import { Errors } from '../../errors.ts';
 import type { Upload } from '../../files/file-storage.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { isUuid, newId } from '../../lib/ids.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
 import type { MessageRow } from '../../messages/messages-store.ts';
 import type { ChannelRow } from '../channels-store.ts';
-import { createVisitorSessions, MINUTE_MS, missingDetails } from './visitor-sessions.ts';
-import type { VisitorTokens } from './visitor-token.ts';
-import type { ConversationRow, VisitorRow, WidgetStore } from './widget-store.ts';
+import { createVisitorSessions, MINUTE_MS, missingDetails, type VisitorContext, type VisitorSessionsDeps } from './visitor-sessions.ts';
+import type { ConversationRow, VisitorRow } from './widget-store.ts';
 
 /** Messages committed out of time-stamp order (concurrent transactions) are caught by reading this far back. */
 export const RESUME_OVERLAP_MS = 5_000;
 const HISTORY_LIMIT = 500;
 
-/** A visitor request, authenticated: the channel and visitor its token names. */
-export interface VisitorContext {
-  channel: ChannelRow;
-  settings: StoredWidgetSettings;
-  visitor: VisitorRow;
-}
+export type { VisitorContext } from './visitor-sessions.ts';
 
 export function toWidgetMessage(row: MessageRow): WidgetMessage {
   const from = row.role === 'user' ? 'visitor' : row.origin === 'team' || row.origin === 'api' ? 'team' : 'agent';
@@ -42,14 +34,9 @@ export function toWidgetMessage(row: MessageRow): WidgetMessage {
 
 export { identifierHash } from './visitor-sessions.ts';
 
-export interface WidgetServiceDeps {
+export interface WidgetServiceDeps extends VisitorSessionsDeps {
   db: Database;
-  store: WidgetStore;
-  tokens: VisitorTokens;
   messages: Pick<MessagesService, 'receiveCustomerMessage'>;
-  clock: Clock;
-  /** A non-reversible key of a client address (abuse limit per address). */
-  ipKey: (ip: string) => string;
 }
 
 export function createWidgetService({ store, tokens, messages, clock, ipKey }: WidgetServiceDeps) {

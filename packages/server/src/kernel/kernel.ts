@@ -1,0 +1,82 @@
+// The pieces every feature may share, as types: the database, the clock, the logger, the job queue, file storage,
+// the guarded HTTP clients, the channel cache and the metrics registry. The composition root (core.ts) makes them
+// once per app; a feature's module.ts declares the part it uses (`Pick<Kernel, …>`), so no feature imports the
+// root, and nothing here knows a feature's rules.
+import type { FastifyBaseLogger, FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
+import type { ChannelsStore } from '../channels/channels-store.ts';
+import type { MessengerHttp } from '../channels/connectors/messenger-http.ts';
+import type { Config } from '../config.ts';
+import type { Database, Executor, Listen } from '../db/client.ts';
+import type { FileStorage } from '../files/file-storage.ts';
+import type { InvalidKeyGuard, RateCounters } from '../http/rate-limit.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import type { AppMetrics } from '../metrics/metrics.ts';
+import type { Workers } from '../module.ts';
+import type { WebhookClient } from '../webhooks/http-client.ts';
+import type { UrlGuard } from '../webhooks/url-guard.ts';
+
+/** The settings the app is built with (main.ts reads them from the environment; tests pass their own). */
+export type AppConfig = Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> &
+  Partial<Pick<Config, 'metricsToken' | 'metricsPort' | 'host'>> & {
+    deliveryRetentionDays?: number;
+    /** Messenger API base URLs (default: the real services). */
+    messengerApis?: Config['messengerApis'];
+    /** CRM API base URLs (default: the real services). */
+    crmApis?: Config['crmApis'];
+    adminToken: string;
+    jwtSecret: string;
+    /** Key of channel secrets at rest (SECRETS_KEY or generated in DATA_DIR). */
+    secretsKey: string;
+    /** The built-in sentence encoder of knowledge-base retrieval (KB_ENCODER; default on). */
+    knowledgeEncoder?: boolean;
+    /** SMTP_URL: invitations are e-mailed through it (unset: the inviter passes the link on). */
+    smtpUrl?: string | undefined;
+    /** SMTP_FROM: their sender. */
+    smtpFrom?: string;
+  };
+
+/** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */
+export type CacheNoticeListener = (payload: string | undefined) => void;
+
+/** A client whose requests in flight finish when the app closes (or are ended when the shutdown grace runs short). */
+export interface ClosableClient {
+  close(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+export interface Kernel {
+  app: FastifyInstance;
+  config: AppConfig;
+  db: Database;
+  logger: FastifyBaseLogger;
+  clock: Clock;
+  closeWithApp(client: ClosableClient): void;
+  /** NOTIFYs of the database (undefined: this process hears no other). */
+  listen: Listen | undefined;
+  /** This process alone uses the database (PGlite). */
+  ownsDatabase: boolean;
+  counters: RateCounters;
+  invalidKeys: InvalidKeyGuard;
+  secretBox: SecretBox;
+  urlGuard: UrlGuard;
+  webhookClient: WebhookClient;
+  apiHttp: MessengerHttp;
+  /** The channels store over an executor (the database, or a transaction), reads cached per process. */
+  channelsStoreOf(executor: Executor): ChannelsStore;
+  /** Tells every process to forget what the payload names (see channels/channel-cache.ts, CACHE_CHANNEL). */
+  announceCacheChange(payload: string): void;
+  onCacheNotice(listener: CacheNoticeListener): void;
+  /** Durable jobs; each feature registers the handlers of its kinds (`jobs.handle`). */
+  jobs: JobQueue;
+  jobWorkers: Workers;
+  files: {
+    storage: FileStorage;
+    publicUrl: string;
+    /** The multipart reader of every route that takes files: the process's 256 MB of uploads at once is one budget. */
+    readUploads: preValidationAsyncHookHandler;
+  };
+  /** Counters and histograms in memory, served by metrics/module.ts (GET /metrics). */
+  metrics: AppMetrics;
+}
