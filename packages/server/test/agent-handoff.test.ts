@@ -18,7 +18,7 @@ const COMPLETIONS = '/v1/chat/completions';
 const METRICS_TOKEN = 'metrics-token-for-handoff-tests';
 const HANDOFF_EN = 'I am passing your conversation to a member of our team; they will reply here as soon as they can.';
 const HANDOFF_RU = 'Я передаю ваш разговор сотруднику нашей команды; он ответит здесь, как только сможет.';
-const FALLBACK_EN = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
+const FALLBACK_EN = "I'm not sure I understood. Could you put it another way? You can also ask for a person.";
 const ENTRIES = [
   { question: 'How long does shipping take?', answer: 'Shipping takes 3 to 5 business days.' },
   { question: 'I want to talk to a human', answer: 'This entry must never be sent: a request for a person wins.' },
