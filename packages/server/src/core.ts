@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { CACHE_CHANNEL, cachedChannelsStore, createChannelCache } from './channels/channel-cache.ts';
 import { createChannelsStore } from './channels/channels-store.ts';
+import { createInvitationMailer } from './accounts/invitation-mailer.ts';
 import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
 import type { Config } from './config.ts';
 import type { Database, Executor, Listen } from './db/client.ts';
@@ -41,6 +42,8 @@ export interface AppDeps {
     smtpUrl?: string | undefined;
     /** SMTP_FROM: their sender. */
     smtpFrom?: string;
+    /** ALERT_EMAIL_DELAY_SECONDS (default 60). */
+    alertEmailDelaySeconds?: number;
   };
   db: Database;
   logger: FastifyBaseLogger;
@@ -94,6 +97,13 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
     app.addHook('onClose', () => Promise.race([client.close(), untilAborted(deps.handBack).then(() => client.destroy())]));
   const webhookClient = createWebhookClient(urlGuard);
   closeWithApp(webhookClient);
+  // SMTP_URL: invitations, password resets and alert e-mails (the URL holds a password: never logged).
+  const mailer = createInvitationMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.smtpFrom ?? 'Parley <no-reply@localhost.localdomain>',
+    logger,
+  });
+  app.addHook('onClose', () => mailer.close());
   // Messenger and CRM APIs: fixed operator-set bases, and media downloads from user-given URLs (guarded).
   const apiHttp = createMessengerHttp(urlGuard);
   closeWithApp(apiHttp);
@@ -150,6 +160,7 @@ export async function createCore(app: FastifyInstance, deps: AppDeps) {
     secretBox,
     urlGuard,
     webhookClient,
+    mailer,
     apiHttp,
     /** The channels store over an executor (the database, or a transaction), reads cached per process. */
     channelsStoreOf: (executor: Executor) => cachedChannelsStore(createChannelsStore(executor, secretBox), executor, channelCache),

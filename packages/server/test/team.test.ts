@@ -377,6 +377,12 @@ describe('roles: one rule per console route', () => {
     'createSession',
     'getSessionState',
     'acceptInvitation',
+    'forgotPassword',
+    'resetPassword',
+    // Every member's own settings (issue #33).
+    'getMe',
+    'updateMe',
+    'changeMyPassword',
     'getSession',
     'deleteSession',
     'changePassword',

@@ -5,6 +5,7 @@
 // asks the channel's engine outside any transaction (unless the customer asks for a person), then stores the reply,
 // its new_messages event and, when the task is complete, task_trigger and the status change, and when the agent
 // hands the chat to the team, the pause, needsHuman and chat_handed_off, in one transaction (agent-writes.ts).
+import type { AlertQueue } from '../alerts/alert-queue.ts';
 import type { ChatsServiceDeps } from '../chats/chats-service.ts';
 import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
@@ -55,6 +56,8 @@ export interface AgentServiceDeps {
   replying?: (chat: ChatRow, replying: boolean) => void;
   /** The model's reason for a handoff is kept as a private note of the chat (messages/notes-store.ts). */
   notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
+  /** A handoff alerts the team (alerts/alert-queue.ts), in its transaction. */
+  alerts?: Pick<AlertQueue, 'needsPerson'>;
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */

@@ -19,7 +19,18 @@ import { handoffText } from './agent-texts.ts';
 
 export type AgentWritesDeps = Pick<
   AgentServiceDeps,
-  'db' | 'clock' | 'logger' | 'agentStore' | 'replyStore' | 'messagesStore' | 'chatsStore' | 'channelsStore' | 'customerDelivery' | 'crmSync' | 'notesStore'
+  | 'db'
+  | 'clock'
+  | 'logger'
+  | 'agentStore'
+  | 'replyStore'
+  | 'messagesStore'
+  | 'chatsStore'
+  | 'channelsStore'
+  | 'customerDelivery'
+  | 'crmSync'
+  | 'notesStore'
+  | 'alerts'
 >;
 
 /** The author of the note that keeps the model's reason for a handoff (a note of no member). */
@@ -37,7 +48,7 @@ export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 's
  * and the model's reason, when it gave one, is a private note for the team.
  */
 async function recordHandoff(
-  { chatsStore, notesStore }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore'>,
+  { chatsStore, notesStore, alerts }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore' | 'alerts'>,
   tx: Executor,
   chat: ChatRow,
   handoff: NonNullable<AgentAnswer['handoff']>,
@@ -51,6 +62,8 @@ async function recordHandoff(
     chatId: chat.id,
     payload: { event: 'chat_handed_off', chat: webhookChat(latest), reason: handoff.reason, timestamp: now.toISOString() },
   });
+  // The team hears of it wherever it is (issue #33): the alert webhook now, e-mails if no one is online.
+  await alerts?.needsPerson(tx, chat, handoff.reason);
   if (handoff.note && notesStore) {
     await notesStore(tx).insert({
       id: newId(),

@@ -1,6 +1,7 @@
 // Committed events as streams: the public API's event feed, and the live feed that open Inboxes and widget
 // frames follow in every process (workers or not).
 import { MEMBER_NOTICE } from '../accounts/console-auth.ts';
+import type { Presence } from '../alerts/presence.ts';
 import type { Core } from '../core.ts';
 import { registerLiveRoutes } from '../http/console/live-routes.ts';
 import { registerEventRoutes } from '../http/public/events-routes.ts';
@@ -9,7 +10,7 @@ import { createFeedService } from './feed-service.ts';
 import { createFeedStore } from './feed-store.ts';
 import { createLiveFeed } from './live-feed.ts';
 
-export function createEventsModule(core: Core) {
+export function createEventsModule(core: Core, deps: { presence: Pick<Presence, 'connected'> }) {
   const liveFeed = createLiveFeed({ db: core.db, listen: core.listen, logger: core.logger });
   core.app.addHook('onReady', () => liveFeed.start());
   core.app.addHook('preClose', () => liveFeed.stop());
@@ -18,7 +19,7 @@ export function createEventsModule(core: Core) {
     liveFeed,
     publicRoutes: (api) => registerEventRoutes(api, feed),
     consoleRoutes: (api) => {
-      const live = registerLiveRoutes(api, liveFeed);
+      const live = registerLiveRoutes(api, liveFeed, deps.presence);
       // A member removed (or whose role, password or sign-out ended their sessions) stops hearing the account's
       // events at once: their open streams end, in every process (the member notice).
       core.onCacheNotice((payload) => {

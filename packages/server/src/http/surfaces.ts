@@ -8,13 +8,14 @@ import type { ApiKeyAuthenticator } from '../accounts/api-key-auth.ts';
 import type { Core } from '../core.ts';
 import { createReadinessCheck } from '../db/readiness.ts';
 import type { FeatureModule } from '../module.ts';
-import { consoleApi } from './console/console-plugin.ts';
+import { consoleApi, type ConsoleOptions } from './console/console-plugin.ts';
 import { docs } from './docs.ts';
 import { gateway } from './public/gateway.ts';
 import { webApp } from './web/web-plugin.ts';
 
 export interface SurfaceOptions {
   consoleAuth: ConsoleAuth;
+  passwordReset: ConsoleOptions['passwordReset'];
   authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>;
   modules: FeatureModule[];
   /** Console login attempts per client address per minute. */
@@ -46,6 +47,7 @@ export async function registerSurfaces(app: FastifyInstance, core: Core, options
   await app.register(consoleApi, {
     prefix: '/console/v1',
     auth: options.consoleAuth,
+    passwordReset: options.passwordReset,
     rateLimitMax: config.rateLimitMax,
     ...(options.loginAttemptsPerIp !== undefined ? { loginAttemptsPerIp: options.loginAttemptsPerIp } : {}),
     counters,

@@ -36,6 +36,13 @@ export interface JobCatalog {
   'knowledge.parseDocument': { knowledgeBaseId: string; documentId: string };
   /** Sentence vectors of a document's passages (knowledge/documents/passage-vectors.ts; keyed by document). */
   'knowledge.embedDocument': { knowledgeBaseId: string; documentId: string };
+  /** A chat needs a person: the account's alert webhook gets a chat-tool message (alerts/alert-jobs.ts). */
+  'alerts.webhook': { accountId: string; chatId: string; reason: string };
+  /**
+   * Alert e-mails of a chat, ALERT_EMAIL_DELAY_SECONDS after it needed a person (memberId null: every member who wants
+   * handoffs, when no member is online) or after a customer message in a chat assigned to memberId (when offline).
+   */
+  'alerts.email': { accountId: string; chatId: string; memberId: string | null };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */
@@ -146,12 +153,21 @@ export function createJobQueue(options: JobQueueOptions) {
   return {
     /**
      * Adds a job in the given transaction (or the database); call `wake()` after it commits. With a `key`, a job
-     * of that key already queued is not added twice; one already running runs once more when it ends.
+     * of that key already queued is not added twice; one already running runs once more when it ends. `delayMs`: due
+     * that much later (an unkeyed job; this process wakes for it then, others at their poll).
      */
-    async enqueue<K extends JobKind>(executor: Executor, kind: K, payload: JobCatalog[K], options: { key?: string } = {}): Promise<void> {
+    async enqueue<K extends JobKind>(
+      executor: Executor,
+      kind: K,
+      payload: JobCatalog[K],
+      options: { key?: string; delayMs?: number } = {},
+    ): Promise<void> {
       // A keyed job already running only gets `rerun` (its holder runs it again): no one else needs waking.
-      await store.enqueue(executor, kind, payload, options.key, notifySql());
+      await store.enqueue(executor, kind, payload, options.key, notifySql(), options.delayMs ?? 0);
+      if (options.delayMs) wakeIn(options.delayMs + 50);
     },
+    /** Wakes this process's workers in `ms` (a job written by a statement of its own, due later). */
+    wakeIn: (ms: number) => wakeIn(ms),
     /** The feature that owns a kind of job runs it (and may set how it is retried). */
     handle<K extends JobKind>(kind: K, handler: JobHandlers[K], retryPolicy?: RetryPolicy): void {
       handlers[kind] = handler as Partial<JobHandlers>[K];

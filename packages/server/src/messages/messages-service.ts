@@ -2,6 +2,7 @@
 // of channel connectors (messengers, the chat widget) through the same ingest path, and the team's replies from
 // the Inbox. A customer message and a message delivered to the customer write new_messages in the same
 // transaction; a team reply recorded through the API (`role: assistant`) writes none.
+import type { AlertQueue } from '../alerts/alert-queue.ts';
 import { DEFAULT_SENDER_NAME, type InboxMessage, type SendMessageBody } from '@parley/contracts';
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
 import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
@@ -43,6 +44,8 @@ export interface MessagesServiceDeps {
   eventsCommitted?: EventsCommitted;
   /** Each stored message is counted (parley_messages_ingested_total). */
   metrics?: Pick<AppMetrics, 'messageIngested'>;
+  /** Follow-through (issue #33) of the step-by-step path; the one-statement path writes its jobs itself. */
+  alerts?: Pick<AlertQueue, 'needsPerson' | 'assigneeAlert'>;
 }
 
 /** Which chat a connector's message belongs to (created on the first message). */
