@@ -13,6 +13,8 @@ const QUOTED_MESSAGES = 5;
 
 export interface AlertMailer {
   sendText(mail: { to: string; subject: string; text: string }, what: string): Promise<boolean>;
+  /** SMTP_URL is set: without it there is no e-mail to send (and nothing to retry). */
+  readonly configured: boolean;
 }
 
 export interface AlertPoster {
@@ -75,7 +77,7 @@ export function createAlertJobs(deps: {
     },
 
     async email({ accountId, chatId, memberId }: JobCatalog['alerts.email']): Promise<void> {
-      const chat = await store.chat(accountId, chatId);
+      const chat = mailer.configured ? await store.chat(accountId, chatId) : undefined;
       if (!chat) return;
       const where = `${chat.channelName ?? chat.channelKind} (${chat.channelKind})`;
       if (memberId === null) {
