@@ -3,6 +3,7 @@
 // here in the order they depend on each other.
 import type { FastifyInstance } from 'fastify';
 import { createAccountsModule } from './accounts/module.ts';
+import { createAlertsModule } from './alerts/module.ts';
 import { createAgentModule } from './agent/module.ts';
 import { createChannelsModule } from './channels/module.ts';
 import { createMessengersModule } from './channels/messengers-module.ts';
@@ -32,7 +33,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const webhooks = createWebhooksModule(core, { deliveryPollMs: deps.deliveryPollMs, retentionDays: config.deliveryRetentionDays });
   const { eventsCommitted } = webhooks;
-  const accounts = createAccountsModule(core, { apiKeyCacheTtlMs: deps.apiKeyCacheTtlMs, backup: deps.backup });
+  const alerts = createAlertsModule(core);
+  const accounts = createAccountsModule(core, { apiKeyCacheTtlMs: deps.apiKeyCacheTtlMs, backup: deps.backup, alerts: alerts.queue });
   const messengers = createMessengersModule(core, { apis: config.messengerApis });
   const channels = createChannelsModule(core, { messengers: messengers.registration });
   const crm = createCrmModule(core, { apis: config.crmApis });
@@ -40,17 +42,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tags = createTagsModule(core);
   const knowledge = createKnowledgeModule(core, { encoder: config.knowledgeEncoder });
   const customerDelivery = messengers.outbound;
-  const agent = createAgentModule(core, { knowledge, customerDelivery, eventsCommitted, crmSync: crm.sync });
-  const messages = createMessagesModule(core, { agent: agent.agent, chats: chats.chats, tags: tags.tags, knowledge, customerDelivery, eventsCommitted });
-  const events = createEventsModule(core);
+  const agent = createAgentModule(core, { knowledge, customerDelivery, eventsCommitted, crmSync: crm.sync, alerts: alerts.queue });
+  const messages = createMessagesModule(core, {
+    agent: agent.agent,
+    chats: chats.chats,
+    tags: tags.tags,
+    knowledge,
+    customerDelivery,
+    eventsCommitted,
+    alerts: alerts.queue,
+    alertEmailDelayMs: alerts.emailDelayMs,
+  });
+  const events = createEventsModule(core, { presence: alerts.presence });
 
   await registerSurfaces(app, core, {
     consoleAuth: accounts.consoleAuth,
+    passwordReset: accounts.profile,
     authenticator: accounts.authenticator,
     loginAttemptsPerIp: deps.loginAttemptsPerIp,
     webDistDir: deps.webDistDir,
     modules: [
       accounts,
+      alerts,
       channels,
       knowledge,
       messages,

@@ -45,6 +45,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** SMTP_FROM: the sender of those e-mails (default `Parley <no-reply@{PUBLIC_URL's host}>`). */
   smtpFrom: string;
+  /** ALERT_EMAIL_DELAY_SECONDS: how long a chat needing a person waits for a member to be online before alert e-mails go out. */
+  alertEmailDelaySeconds: number;
 }
 
 export interface CrmApis {
@@ -262,5 +264,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 20, 1, 3600),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'], true),
     smtpFrom: sender(env, 'SMTP_FROM', `Parley <no-reply@${isIP(publicHost) === 0 ? publicHost : 'localhost'}>`),
+    alertEmailDelaySeconds: integer(env, 'ALERT_EMAIL_DELAY_SECONDS', 60, 0, 86_400),
   };
 }

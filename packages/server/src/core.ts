@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { CACHE_CHANNEL, cachedChannelsStore, createChannelCache } from './channels/channel-cache.ts';
 import { createChannelsStore } from './channels/channels-store.ts';
+import { createInvitationMailer } from './accounts/invitation-mailer.ts';
 import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
 import type { Database, Executor, Listen } from './db/client.ts';
 import { startVacuum } from './db/vacuum.ts';
@@ -74,6 +75,13 @@ export async function createCore(app: FastifyInstance, deps: AppDeps): Promise<K
     void app.addHook('onClose', () => Promise.race([client.close(), untilAborted(deps.handBack).then(() => client.destroy())]));
   const webhookClient = createWebhookClient(urlGuard);
   closeWithApp(webhookClient);
+  // SMTP_URL: invitations, password resets and alert e-mails (the URL holds a password: never logged).
+  const mailer = createInvitationMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.smtpFrom ?? 'Parley <no-reply@localhost.localdomain>',
+    logger,
+  });
+  app.addHook('onClose', () => mailer.close());
   // Messenger and CRM APIs: fixed operator-set bases, and media downloads from user-given URLs (guarded).
   const apiHttp = createMessengerHttp(urlGuard);
   closeWithApp(apiHttp);
@@ -130,6 +138,7 @@ export async function createCore(app: FastifyInstance, deps: AppDeps): Promise<K
     secretBox,
     urlGuard,
     webhookClient,
+    mailer,
     apiHttp,
     /** The channels store over an executor (the database, or a transaction), reads cached per process. */
     channelsStoreOf: (executor: Executor) => cachedChannelsStore(createChannelsStore(executor, secretBox), executor, channelCache),

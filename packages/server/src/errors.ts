@@ -86,6 +86,9 @@ export const Errors = {
   invitationUnknown: plain(400, 'invitationUnknown', 'This invitation link is not valid: it is unknown or was withdrawn'),
   invitationUsed: plain(400, 'invitationUsed', 'This invitation has already been used; sign in instead'),
   invitationExpired: plain(400, 'invitationExpired', 'This invitation has expired; ask for a new one'),
+  // Alerts and follow-through (issue #33).
+  wrongPassword: plain(400, 'wrongPassword', 'Wrong password'),
+  resetLinkInvalid: plain(400, 'resetLinkInvalid', 'This password reset link is used, unknown or expired; ask for a new one'),
   assigneeNotFound: plain(400, 'assigneeNotFound', 'memberId: no active member of this account has this id'),
   cannedResponseNotFound: plain(404, 'cannedResponseNotFound', 'Saved reply not found'),
   shortCodeTaken: plain(409, 'shortCodeTaken', 'shortCode: a saved reply with this short code exists already'),

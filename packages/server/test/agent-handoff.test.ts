@@ -18,7 +18,7 @@ const COMPLETIONS = '/v1/chat/completions';
 const METRICS_TOKEN = 'metrics-token-for-handoff-tests';
 const HANDOFF_EN = 'I am passing your conversation to a member of our team; they will reply here as soon as they can.';
 const HANDOFF_RU = 'Я передаю ваш разговор сотруднику нашей команды; он ответит здесь, как только сможет.';
-const FALLBACK_EN = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
+const FALLBACK_EN = "I'm not sure I understood. Could you put it another way? You can also ask for a person.";
 const ENTRIES = [
   { question: 'How long does shipping take?', answer: 'Shipping takes 3 to 5 business days.' },
   { question: 'I want to talk to a human', answer: 'This entry must never be sent: a request for a person wins.' },
@@ -243,12 +243,15 @@ describe('handoff to the team', { concurrency: true }, () => {
     assert.deepEqual((await s.inbox({ needsHuman: 'true' })).chats.map((c) => c.chatId), ['resumed']);
     await s.send('replied', 'How long does shipping take?');
     await eventually(() => agentIdle(replied.id));
+    await eventually(async () => s.replies('replied').length >= 2);
     assert.deepEqual(s.replies('replied'), [HANDOFF_EN, 'Hello, I am here.']);
+    // Follow-through (issue #33): the customer wrote again while the agent is paused: the chat needs a person again.
+    assert.equal((await s.chatOf('replied')).needsHuman, true);
 
     const resumed = await s.chatOf('resumed');
     const res = await t.console<{ id: string; paused: boolean }>(s.user.token, 'POST', `/chat/resume-chat/${resumed.id}/`);
     assert.deepEqual(res.body, { id: resumed.id, paused: false });
-    assert.equal((await s.inbox({ needsHuman: 'true' })).count, 0);
+    assert.deepEqual((await s.inbox({ needsHuman: 'true' })).chats.map((c) => c.chatId), ['replied']);
     // Resumed: the agent answers again.
     await s.send('resumed', 'How long does shipping take?');
     assert.equal(await s.nthReply('resumed', 2), 'Shipping takes 3 to 5 business days.');

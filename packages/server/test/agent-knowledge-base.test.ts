@@ -16,7 +16,7 @@ interface WebhookPayload {
   messages: { id: string; role: string; text: string; senderName: string | null }[];
 }
 
-const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
+const FALLBACK = "I'm not sure I understood. Could you put it another way? You can also ask for a person.";
 const ENTRIES = [
   { question: 'How long does shipping take?', answer: 'Shipping takes 3 to 5 business days.' },
   { question: 'How do I reset my password?', synonyms: ['I forgot my password'], answer: 'Use the "Forgot password" link on the login page.' },
@@ -169,7 +169,7 @@ describe('the knowledge-base agent answers', () => {
     await s.send('ru', 'Привет');
     assert.equal(
       (await s.reply('ru')).text,
-      'Спасибо за сообщение. У меня пока нет ответа на этот вопрос; сотрудник нашей команды скоро ответит вам.',
+      'Я не уверен, что правильно понял. Не могли бы вы сформулировать иначе? Вы также можете попросить позвать человека.',
     );
   });
 

@@ -17,7 +17,7 @@ import { startTestApp, type TestApp } from './support/harness.ts';
 import { ANSWER, messengerAccount } from './support/messenger-setup.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
-const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
+const FALLBACK = "I'm not sure I understood. Could you put it another way? You can also ask for a person.";
 const BUSIEST_HEALTHZ_MS = 200;
 const SLOWEST_HEALTHZ_MS = 5_000;
 const TOKEN = '123456789:AAHlongtextlongtextlongtext_token';

@@ -30,6 +30,7 @@ test('defaults', () => {
     shutdownGraceSeconds: 20,
     smtpUrl: undefined,
     smtpFrom: 'Parley <no-reply@localhost>',
+    alertEmailDelaySeconds: 60,
   });
 });
 

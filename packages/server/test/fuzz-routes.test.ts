@@ -200,6 +200,12 @@ test('no documented route answers 5xx to hostile input', async () => {
     'post /console/v1/chat/notes/{chatId}/',
     'post /console/v1/canned-responses/',
     'put /console/v1/canned-responses/{id}/',
+    // Alerts and follow-through (issue #33).
+    'put /console/v1/me/',
+    'put /console/v1/me/password',
+    'post /console/v1/auth/forgot-password',
+    'post /console/v1/auth/reset-password',
+    'put /console/v1/account/alerts/',
   ]) {
     assert.ok(deepRoutes.has(route), `${route} was not fuzzed`);
   }

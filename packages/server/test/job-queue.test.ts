@@ -48,6 +48,8 @@ function recording(ran: string[], options: { failFirst?: boolean; ms?: number } 
   const tries = new Map<string, number>();
   return {
     'crm.sync': async () => {},
+    'alerts.webhook': async () => {},
+    'alerts.email': async () => {},
     'knowledge.embed': async () => {},
     'knowledge.parseDocument': async () => {},
     'knowledge.embedDocument': async () => {},

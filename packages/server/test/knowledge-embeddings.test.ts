@@ -14,7 +14,7 @@ import { FAKE_EMBEDDING_DIMENSIONS, startFakeEmbeddings, type FakeEmbeddings } f
 import { browserTests, launchBrowser, signIn, withScreenshotOnFailure } from './support/browser.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 
-const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
+const FALLBACK = "I'm not sure I understood. Could you put it another way? You can also ask for a person.";
 const KEY = 'sk-embed-test-0123456789';
 const MODEL = 'fake-embed';
 const REFUNDS = 'Refunds are paid within 14 days.';

@@ -10,7 +10,7 @@ import { eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 
-const FALLBACK = "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you.";
+const FALLBACK = "I'm not sure I understood. Could you put it another way? You can also ask for a person.";
 const ENTRIES = [
   { question: 'How long does shipping take?', answer: 'Shipping takes 3 to 5 business days.' },
   { question: 'How do I reset my password?', synonyms: ['I forgot my password'], answer: 'Use the "Forgot password" link on the login page.' },

@@ -140,6 +140,18 @@ describe('the server process', { timeout: 240_000 }, () => {
     consoleToken = ((await login.json()) as { token: string }).token;
     assert.equal((await stat(path.join(dataDir, 'jwt-secret'))).mode & 0o777, 0o600);
 
+    // `--name`: the owner's name (issue #33), shown on their Profile and with their replies.
+    const named = cli(['create-account', '--email', 'Named.Owner@example.com', '--password', password, '--name', 'Nina Named'], env);
+    assert.equal(named.status, 0);
+    const namedLogin = await fetch(`${server.url}/console/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'named.owner@example.com', password }),
+    });
+    const namedToken = ((await namedLogin.json()) as { token: string }).token;
+    const me = await fetch(`${server.url}/console/v1/me/`, { headers: { authorization: `Bearer ${namedToken}` } });
+    assert.equal(((await me.json()) as { name: string }).name, 'Nina Named');
+
     const keys = cli(['list-keys', '--account', accountId], env);
     assert.equal((keys.json.keys as unknown[]).length, 1);
 

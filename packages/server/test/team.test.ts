@@ -377,6 +377,12 @@ describe('roles: one rule per console route', () => {
     'createSession',
     'getSessionState',
     'acceptInvitation',
+    'forgotPassword',
+    'resetPassword',
+    // Every member's own settings (issue #33).
+    'getMe',
+    'updateMe',
+    'changeMyPassword',
     'getSession',
     'deleteSession',
     'changePassword',
@@ -443,7 +449,14 @@ describe('roles: one rule per console route', () => {
       'GET',
       '/console/v1/openapi.json',
     );
-    const anonymous = ['POST /auth/login', 'POST /auth/session', 'GET /auth/session/state', 'POST /auth/accept-invite'];
+    const anonymous = [
+      'POST /auth/login',
+      'POST /auth/session',
+      'GET /auth/session/state',
+      'POST /auth/accept-invite',
+      'POST /auth/forgot-password',
+      'POST /auth/reset-password',
+    ];
     for (const [p, methods] of Object.entries(doc.body.paths)) {
       for (const [method, op] of Object.entries(methods)) {
         if (anonymous.includes(`${method.toUpperCase()} ${p}`)) continue;

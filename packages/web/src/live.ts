@@ -6,17 +6,33 @@ type Listener = (chatId: string | null) => void;
 const listeners = new Set<Listener>();
 let source: EventSource | undefined;
 
+/** What the stream says, for the team alerts (alerts.tsx): an event with its payload, a change, or that it dropped. */
+export interface LivePayload {
+  event?: string;
+  messages?: { role?: string }[];
+}
+export type LiveMessage =
+  | { kind: 'event'; chatId: string | null; payload: LivePayload | undefined }
+  | { kind: 'change'; chatId: string | null }
+  | { kind: 'reload' }
+  | { kind: 'dropped' };
+const messageListeners = new Set<(message: LiveMessage) => void>();
+const tell = (message: LiveMessage) => {
+  for (const listener of messageListeners) listener(message);
+};
+
 function connect(): void {
   if (source) return;
   source = new EventSource('/console/v1/live');
   const onMessage = (message: Event) => {
-    let chatId: string | null;
+    let data: { chatId: string | null; payload?: LivePayload };
     try {
-      chatId = (JSON.parse((message as MessageEvent<string>).data) as { chatId: string | null }).chatId;
+      data = JSON.parse((message as MessageEvent<string>).data) as typeof data;
     } catch {
-      chatId = null;
+      data = { chatId: null };
     }
-    for (const listener of listeners) listener(chatId);
+    for (const listener of listeners) listener(data.chatId);
+    tell(message.type === 'event' ? { kind: 'event', chatId: data.chatId, payload: data.payload } : { kind: 'change', chatId: data.chatId });
   };
   // Committed events, and changes only the console sees (assignment, notes, read state) made by any member.
   source.addEventListener('event', onMessage);
@@ -24,9 +40,37 @@ function connect(): void {
   // After a reconnect or a gap, views reload what they show.
   const reload = () => {
     for (const listener of listeners) listener(null);
+    tell({ kind: 'reload' });
   };
   source.addEventListener('gap', reload);
   source.addEventListener('ready', reload);
+  // The server ended the stream (a member whose access changed) or the network dropped: the browser reconnects.
+  source.addEventListener('error', () => tell({ kind: 'dropped' }));
+}
+
+function disconnectIfUnused(): void {
+  if (listeners.size === 0 && messageListeners.size === 0) {
+    source?.close();
+    source = undefined;
+  }
+}
+
+/**
+ * Calls `onMessage` for everything the live stream says while the component is mounted; keeps the stream open
+ * meanwhile (while it is, the member counts as online: alert e-mails wait for no one).
+ */
+export function useLiveMessages(onMessage: (message: LiveMessage) => void): void {
+  const latest = useRef(onMessage);
+  latest.current = onMessage;
+  useEffect(() => {
+    const listener = (message: LiveMessage) => latest.current(message);
+    messageListeners.add(listener);
+    connect();
+    return () => {
+      messageListeners.delete(listener);
+      disconnectIfUnused();
+    };
+  }, []);
 }
 
 /** Calls `onChange` for every live event while the component is mounted. */
@@ -39,10 +83,7 @@ export function useLive(onChange: Listener): void {
     connect();
     return () => {
       listeners.delete(listener);
-      if (listeners.size === 0) {
-        source?.close();
-        source = undefined;
-      }
+      disconnectIfUnused();
     };
   }, []);
 }

@@ -16,6 +16,9 @@ import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { CrmPage } from './pages/crm.tsx';
 import { InvitationPage, SavedRepliesPage, TeamPage } from './pages/team.tsx';
+import { ProfilePage } from './pages/profile.tsx';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/password.tsx';
+import { NeedsPersonBadge, useTeamAlerts } from './alerts.tsx';
 import './style.css';
 
 const NAV = [
@@ -29,7 +32,7 @@ const NAV = [
   { href: '/saved-replies', name: 'Saved replies' },
 ] as const;
 
-function Page({ path, session }: { path: string; session: Session }) {
+function Page({ path, session, onRenamed }: { path: string; session: Session; onRenamed: (name: string) => void }) {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   switch (parts[0]) {
     case undefined:
@@ -49,6 +52,8 @@ function Page({ path, session }: { path: string; session: Session }) {
       return <TeamPage session={session} />;
     case 'saved-replies':
       return <SavedRepliesPage />;
+    case 'profile':
+      return <ProfilePage onRenamed={onRenamed} />;
     default:
       return <p>Not found</p>;
   }
@@ -58,9 +63,20 @@ function App() {
   useLang();
   const path = usePath();
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  /** Why the member was signed out, shown on the sign-in page. */
+  const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => {
-    setUnauthorizedHandler(() => setSession(null));
+    setUnauthorizedHandler(() => {
+      setSession(null);
+      // A removed member is told why (issue #33).
+      void api<SessionState>('GET', '/auth/session/state').then(
+        (state) => {
+          if (!state.signedIn && state.ended === 'removed') setNotice(t('Your access to this account was removed'));
+        },
+        () => undefined,
+      );
+    });
     // Always 200 (signedIn false when not), so a visitor who is not signed in sees no failed request.
     api<SessionState>('GET', '/auth/session/state').then(
       (state) => setSession(state.signedIn ? { email: state.email, memberId: state.memberId, name: state.name, role: state.role } : null),
@@ -82,20 +98,63 @@ function App() {
       />
     );
   }
-  if (session === null || path === '/login') {
+  const signedIn = (next: Session) => {
+    setNotice(null);
+    setSession(next);
+  };
+  const reset = /^\/reset-password\/([^/]+)$/.exec(path)?.[1];
+  if (reset !== undefined) {
     return (
-      <LoginPage
+      <ResetPasswordPage
+        token={decodeURIComponent(reset)}
         onSignedIn={(next) => {
-          setSession(next);
-          if (location.pathname === '/login') navigate('/', true);
+          signedIn(next);
+          navigate('/inbox', true);
         }}
       />
     );
   }
+  if (session === null && path === '/forgot-password') return <ForgotPasswordPage />;
+  if (session === null || path === '/login') {
+    return (
+      <LoginPage
+        notice={notice}
+        onSignedIn={(next) => {
+          signedIn(next);
+          if (location.pathname === '/login' || location.pathname === '/forgot-password') navigate('/', true);
+        }}
+      />
+    );
+  }
+  return (
+    <Shell
+      path={path}
+      session={session}
+      onRenamed={(name) => setSession({ ...session, name })}
+      onSignedOut={(removed) => {
+        setNotice(removed ? t('Your access to this account was removed') : null);
+        setSession(null);
+      }}
+    />
+  );
+}
 
+/** The signed-in web account: the header (navigation, the count of chats needing a person, Profile) and the page. */
+function Shell({
+  path,
+  session,
+  onRenamed,
+  onSignedOut,
+}: {
+  path: string;
+  session: Session;
+  onRenamed: (name: string) => void;
+  onSignedOut: (removed: boolean) => void;
+}) {
+  const needsPerson = useTeamAlerts(onSignedOut);
   const signOut = async () => {
     await api('DELETE', '/auth/session').catch(() => undefined);
-    setSession(null);
+    onSignedOut(false);
   };
   const section = `/${path.split('/')[1] || 'overview'}`;
   return (
@@ -104,21 +163,27 @@ function App() {
         <strong class="brand">Parley</strong>
         <nav aria-label="Main">
           {NAV.map((item) => (
-            <Link key={item.href} href={item.href} label={item.name} current={section === item.href}>
-              {t(item.name)}
-            </Link>
+            <span key={item.href} class="nav-item">
+              <Link href={item.href} label={item.name} current={section === item.href}>
+                {t(item.name)}
+              </Link>
+              {item.href === '/inbox' && <NeedsPersonBadge count={needsPerson} />}
+            </span>
           ))}
         </nav>
         <span class="who">
           {session.name} · {session.role}
         </span>
+        <Link href="/profile" label="Profile" current={section === '/profile'}>
+          {t('Profile')}
+        </Link>
         <LanguageSelect />
         <button type="button" aria-label="Sign out" onClick={signOut}>
           {t('Sign out')}
         </button>
       </header>
       <main>
-        <Page path={path} session={session} />
+        <Page path={path} session={session} onRenamed={onRenamed} />
       </main>
     </div>
   );

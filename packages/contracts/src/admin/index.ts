@@ -15,6 +15,7 @@ export const PASSWORD_MAX = 256;
 export const CreateAccountBody = object({
   email: Type.String({ format: 'email', maxLength: EMAIL_MAX }),
   password: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "the owner's name (default: the e-mail)" })),
 });
 export type CreateAccountBody = Static<typeof CreateAccountBody>;
 

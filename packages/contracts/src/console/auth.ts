@@ -14,7 +14,15 @@ const SessionMember = {
 export const Session = object(SessionMember);
 export type Session = Static<typeof Session>;
 /** Whether a web-account session (or bearer token) is signed in, and as whom. */
-export const SessionState = Type.Union([object({ signedIn: Type.Literal(false) }), object({ signedIn: Type.Literal(true), ...SessionMember })]);
+export const SessionState = Type.Union([
+  object({
+    signedIn: Type.Literal(false),
+    ended: Type.Optional(
+      Type.Literal('removed', { description: "the credential was a member's who has been removed from the account (the web account says so)" }),
+    ),
+  }),
+  object({ signedIn: Type.Literal(true), ...SessionMember }),
+]);
 export type SessionState = Static<typeof SessionState>;
 
 export const authRoutes = {

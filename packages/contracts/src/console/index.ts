@@ -10,6 +10,7 @@ import { inboxRoutes } from './inbox.ts';
 import { knowledgeRoutes } from './knowledge.ts';
 import { memberRoutes } from './members.ts';
 import { overviewRoutes } from './overview.ts';
+import { profileRoutes } from './profile.ts';
 import { messengerRoutes } from './messengers.ts';
 
 export * from './agent.ts';
@@ -24,6 +25,7 @@ export * from './inbox.ts';
 export * from './knowledge.ts';
 export * from './members.ts';
 export * from './overview.ts';
+export * from './profile.ts';
 export * from './messengers.ts';
 
 /** Every route of the console API (`/console/v1`). */
@@ -41,4 +43,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(crmRoutes),
   ...Object.values(memberRoutes),
   ...Object.values(cannedResponseRoutes),
+  ...Object.values(profileRoutes),
 ];

@@ -23,11 +23,13 @@ export function createAccountsService({ store, clock, authenticator }: AccountsS
   }
 
   return {
-    async createAccount(input: { email: string; password: string }) {
+    /** `name`: the owner's name (default: the e-mail). */
+    async createAccount(input: { email: string; password: string; name?: string | undefined }) {
       const id = newId();
       const email = normalizeEmail(input.email);
       const passwordHash = await hashPassword(input.password);
-      if (!(await store.insertAccount({ id, email, passwordHash }))) throw Errors.accountExists();
+      const name = input.name?.trim() || email;
+      if (!(await store.insertAccount({ id, email, passwordHash, name }))) throw Errors.accountExists();
       return { id, email };
     },
 

@@ -18,11 +18,11 @@ export function createAccountsStore(db: Executor) {
      * Inserts an account and its owner (the same id, named by the e-mail); returns false when the e-mail is taken by
      * an account or a member.
      */
-    async insertAccount(row: { id: string; email: string; passwordHash: string }): Promise<boolean> {
+    async insertAccount(row: { id: string; email: string; passwordHash: string; name: string }): Promise<boolean> {
       try {
         await db.transaction(async (tx) => {
           await tx.insert(accounts).values({ id: row.id, email: row.email });
-          await tx.insert(members).values({ ...row, accountId: row.id, name: row.email, role: 'owner', status: 'active' });
+          await tx.insert(members).values({ ...row, accountId: row.id, role: 'owner', status: 'active' });
         });
         return true;
       } catch (error) {

@@ -160,6 +160,21 @@ export function createConsoleAuth({
       memberChanged(member.memberId);
     },
 
+    /** A new bearer token and session token of a member (after a change of password that keeps its caller signed in). */
+    tokensFor(member: MemberRow): { token: string; session: string; maxAgeSeconds: number } {
+      return { token: sign(claimsOf(member)), session: signSession(claimsOf(member)), maxAgeSeconds: Math.floor(sessionTtlMs / 1000) };
+    },
+
+    /**
+     * Why a credential whose signature verifies no longer signs anyone in: `removed` when its member is gone (the web
+     * account says so to a member removed while signed in); undefined otherwise.
+     */
+    async endedBecause(token: string): Promise<'removed' | undefined> {
+      const claims = claimsOfToken(token);
+      if (!claims) return undefined;
+      return (await members.findById(claims.memberId)) ? undefined : 'removed';
+    },
+
     /** Signs a member out everywhere: every token and session cookie of theirs ends on its next request. */
     async signOut(member: ConsoleAccount): Promise<void> {
       await members.bumpSessionVersion(member.memberId, clock.now());

@@ -21,13 +21,18 @@ export interface MembersServiceDeps {
   /** PUBLIC_URL: invitation links are `{publicUrl}/invite/<token>`. */
   publicUrl: string;
   memberChanged: (memberId: string) => void;
+  /**
+   * Removes a member other than the owner, with what follows from it in the same transaction (its chats unassigned,
+   * the paused ones flagged: alerts/alert-queue.ts); false when there is none such.
+   */
+  removeMember: (accountId: string, id: string) => Promise<boolean>;
 }
 
 function toMember(row: MemberRow): Member {
   return { id: row.id, email: row.email, name: row.name, role: row.role, status: row.status };
 }
 
-export function createMembersService({ store, clock, mailer, publicUrl, memberChanged }: MembersServiceDeps) {
+export function createMembersService({ store, clock, mailer, publicUrl, memberChanged, removeMember }: MembersServiceDeps) {
   /** A member of the account, or 404 (a member of another account is not found either). */
   async function memberOf(accountId: string, id: string): Promise<MemberRow> {
     const row = isUuid(id) ? await store.findInAccount(accountId, id) : undefined;
@@ -38,7 +43,7 @@ export function createMembersService({ store, clock, mailer, publicUrl, memberCh
   async function remove(accountId: string, id: string): Promise<{ success: true }> {
     const member = await memberOf(accountId, id);
     if (member.role === 'owner') throw Errors.ownerNotRemovable();
-    if (!(await store.remove(accountId, id))) throw Errors.memberNotFound();
+    if (!(await removeMember(accountId, id))) throw Errors.memberNotFound();
     memberChanged(id);
     return { success: true };
   }

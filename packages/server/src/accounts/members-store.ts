@@ -18,6 +18,29 @@ export interface MemberRow {
   sessionVersion: number;
 }
 
+export type EmailAlerts = 'off' | 'handoffs' | 'mine';
+
+/** A member's own settings: `notifyEmail` null follows the role's default. */
+export interface ProfileRow {
+  id: string;
+  email: string;
+  name: string;
+  role: MemberRole;
+  language: string;
+  notifyEmail: EmailAlerts | null;
+  notifyBrowser: boolean;
+}
+
+const profileColumns = {
+  id: members.id,
+  email: members.email,
+  name: members.name,
+  role: sql<MemberRole>`${members.role}`,
+  language: members.language,
+  notifyEmail: sql<EmailAlerts | null>`${members.notifyEmail}`,
+  notifyBrowser: members.notifyBrowser,
+};
+
 const memberColumns = {
   id: members.id,
   accountId: members.accountId,
@@ -127,6 +150,71 @@ export function createMembersStore(db: Executor) {
         .where(and(eq(members.accountId, accountId), eq(members.id, id), ne(members.role, 'owner')))
         .returning({ id: members.id });
       return rows.length > 0;
+    },
+
+    /** A member's own settings (issue #33). */
+    async profileOf(id: string): Promise<ProfileRow | undefined> {
+      const [row] = await db.select(profileColumns).from(members).where(eq(members.id, id));
+      return row;
+    },
+
+    /** Changes the fields given of a member's own settings; a new name also shows on the sessions (memberChanged). */
+    async updateProfile(
+      id: string,
+      change: { name?: string; language?: string; notifyEmail?: EmailAlerts; notifyBrowser?: boolean },
+      now: Date,
+    ): Promise<ProfileRow | undefined> {
+      const [row] = await db
+        .update(members)
+        .set({ ...change, updatedAt: now })
+        .where(eq(members.id, id))
+        .returning(profileColumns);
+      return row;
+    },
+
+    /** A new password; every token and session of the member ends; the new session version comes back. */
+    async replacePassword(id: string, passwordHash: string, now: Date): Promise<MemberRow | undefined> {
+      const [row] = await db
+        .update(members)
+        .set({ passwordHash, sessionVersion: sql`${members.sessionVersion} + 1`, updatedAt: now })
+        .where(and(eq(members.id, id), eq(members.status, 'active')))
+        .returning(memberColumns);
+      return row;
+    },
+
+    /** Keeps the hash of a forgotten-password link of an active member (the previous link stops working). */
+    async setResetToken(email: string, tokenHash: string, expiresAt: Date): Promise<MemberRow | undefined> {
+      const [row] = await db
+        .update(members)
+        .set({ resetTokenHash: tokenHash, resetExpiresAt: expiresAt })
+        .where(and(eq(members.email, email), eq(members.status, 'active')))
+        .returning(memberColumns);
+      return row;
+    },
+
+    /**
+     * Uses a forgotten-password link once: a new password, the link cleared, every session ended. Undefined for an
+     * unknown, used or expired link.
+     */
+    async resetPassword(tokenHash: string, passwordHash: string, now: Date): Promise<MemberRow | undefined> {
+      const [row] = await db
+        .update(members)
+        .set({
+          passwordHash,
+          resetTokenHash: null,
+          resetExpiresAt: null,
+          sessionVersion: sql`${members.sessionVersion} + 1`,
+          updatedAt: now,
+        })
+        .where(
+          and(
+            eq(members.resetTokenHash, tokenHash),
+            eq(members.status, 'active'),
+            sql`${members.resetExpiresAt} > ${now.toISOString()}::timestamptz`,
+          ),
+        )
+        .returning(memberColumns);
+      return row;
     },
 
     /** Ends every token and session of a member (sign-out everywhere). */

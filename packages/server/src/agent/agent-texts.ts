@@ -1,13 +1,14 @@
 // Fixed sentences of the agent, in the channel's language (`aiLang`; other languages get English).
 
+// The fallback asks again and offers a person; it never promises one (the handoff message does, DESIGN: fallback honesty).
 const FALLBACK = new Map<string, string>([
-  ['en', "Thank you for your message. I don't have an answer to that yet; a member of our team will get back to you."],
-  ['ru', 'Спасибо за сообщение. У меня пока нет ответа на этот вопрос; сотрудник нашей команды скоро ответит вам.'],
-  ['de', 'Danke für Ihre Nachricht. Darauf habe ich noch keine Antwort; jemand aus unserem Team meldet sich bei Ihnen.'],
-  ['fr', "Merci pour votre message. Je n'ai pas encore de réponse à cela ; un membre de notre équipe vous répondra."],
-  ['es', 'Gracias por su mensaje. Todavía no tengo una respuesta para eso; alguien de nuestro equipo le responderá.'],
-  ['it', 'Grazie per il messaggio. Non ho ancora una risposta; un membro del nostro team le risponderà.'],
-  ['pt', 'Obrigado pela sua mensagem. Ainda não tenho uma resposta para isso; alguém da nossa equipe vai responder.'],
+  ['en', "I'm not sure I understood. Could you put it another way? You can also ask for a person."],
+  ['ru', 'Я не уверен, что правильно понял. Не могли бы вы сформулировать иначе? Вы также можете попросить позвать человека.'],
+  ['de', 'Ich bin nicht sicher, ob ich Sie richtig verstanden habe. Können Sie es anders formulieren? Sie können auch nach einem Menschen fragen.'],
+  ['fr', "Je ne suis pas sûr d'avoir compris. Pourriez-vous le formuler autrement ? Vous pouvez aussi demander à parler à une personne."],
+  ['es', 'No estoy seguro de haberle entendido. ¿Podría decirlo de otra manera? También puede pedir hablar con una persona.'],
+  ['it', 'Non sono sicuro di aver capito. Potrebbe dirlo in un altro modo? Può anche chiedere di parlare con una persona.'],
+  ['pt', 'Não tenho certeza se entendi. Poderia dizer de outra forma? Você também pode pedir para falar com uma pessoa.'],
 ]);
 
 const HANDOFF = new Map<string, string>([

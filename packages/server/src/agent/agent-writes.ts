@@ -17,6 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AgentStore } from './agent-store.ts';
 import type { ReplyStore } from './reply-store.ts';
 import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
+import type { AlertQueue } from '../alerts/alert-queue.ts';
 import type { AgentAnswer } from './engine.ts';
 import { isMessengerKind, NOTE_TEXT_MAX } from '@parley/contracts';
 import { handoffText } from './agent-texts.ts';
@@ -38,6 +39,8 @@ export interface AgentWritesDeps {
   crmSync?: ChatsServiceDeps['crmSync'];
   /** The model's reason for a handoff is kept as a private note of the chat (messages/notes-store.ts). */
   notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
+  /** A handoff alerts the team (alerts/alert-queue.ts), in its transaction. */
+  alerts?: Pick<AlertQueue, 'needsPerson'>;
 }
 
 /** The author of the note that keeps the model's reason for a handoff (a note of no member). */
@@ -55,7 +58,7 @@ export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 's
  * and the model's reason, when it gave one, is a private note for the team.
  */
 async function recordHandoff(
-  { chatsStore, notesStore }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore'>,
+  { chatsStore, notesStore, alerts }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore' | 'alerts'>,
   tx: Executor,
   chat: ChatRow,
   handoff: NonNullable<AgentAnswer['handoff']>,
@@ -69,6 +72,8 @@ async function recordHandoff(
     chatId: chat.id,
     payload: { event: 'chat_handed_off', chat: webhookChat(latest), reason: handoff.reason, timestamp: now.toISOString() },
   });
+  // The team hears of it wherever it is (issue #33): the alert webhook now, e-mails if no one is online.
+  await alerts?.needsPerson(tx, chat, handoff.reason);
   if (handoff.note && notesStore) {
     await notesStore(tx).insert({
       id: newId(),

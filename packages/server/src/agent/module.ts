@@ -1,5 +1,6 @@
 // The AI agent: its two engines (the embedded knowledge-base engine and any OpenAI-compatible server), the reply
 // job that answers a chat's waiting customer messages, and the console's `Try the agent`.
+import type { AlertQueue } from '../alerts/alert-queue.ts';
 import { createChatsStore } from '../chats/chats-store.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import type { CrmSyncHook } from '../crm/crm-service.ts';
@@ -26,9 +27,10 @@ export interface AgentModuleDeps {
   customerDelivery: CustomerDelivery;
   eventsCommitted: EventsCommitted;
   crmSync: CrmSyncHook;
+  alerts: AlertQueue;
 }
 
-export function createAgentModule(core: AgentShared, { knowledge, customerDelivery, eventsCommitted, crmSync }: AgentModuleDeps) {
+export function createAgentModule(core: AgentShared, { knowledge, customerDelivery, eventsCommitted, crmSync, alerts }: AgentModuleDeps) {
   const { retriever, baseLanguage } = knowledge;
   const openAiEngine = createOpenAiEngine({ guard: core.urlGuard, retriever, baseLanguage, files: core.files.storage });
   core.closeWithApp(openAiEngine);
@@ -49,6 +51,7 @@ export function createAgentModule(core: AgentShared, { knowledge, customerDelive
     metrics: core.metrics,
     replying: notifyWidgetTyping(core),
     notesStore: createNotesStore,
+    alerts,
   });
   core.jobs.handle('agent.reply', (payload) => agent.reply(payload));
   return { agent, consoleRoutes: (api) => registerAgentRoutes(api, agent) } satisfies FeatureModule & Record<string, unknown>;

@@ -10,7 +10,7 @@ import { openDatabase, pgliteDir } from '../db/client.ts';
 import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
 
 const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this text)
-  create-account   --email E [--password P]        (password read from stdin when omitted)
+  create-account   --email E [--password P] [--name N]  (password read from stdin when omitted; N: the owner's name)
   create-key       --account ID [--scopes a,b,...]
   list-keys        --account ID
   deactivate-key   --key ID
@@ -60,6 +60,7 @@ function parse() {
       allowPositionals: true,
       options: {
         email: { type: 'string' },
+        name: { type: 'string' },
         password: { type: 'string' },
         account: { type: 'string' },
         key: { type: 'string' },
@@ -92,7 +93,11 @@ async function main(): Promise<void> {
       request = {
         method: 'POST',
         path: '/accounts',
-        body: { email: required(values.email, 'email'), password: values.password ?? (await readStdin()) },
+        body: {
+          email: required(values.email, 'email'),
+          password: values.password ?? (await readStdin()),
+          ...(values.name !== undefined ? { name: values.name } : {}),
+        },
       };
       break;
     case 'create-key':

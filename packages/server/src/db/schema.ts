@@ -30,6 +30,8 @@ export const accounts = pgTable(
     /** Stored lower-cased: one account per e-mail whatever its case. */
     email: text('email').notNull(),
     subscriptionActive: boolean('subscription_active').notNull().default(true),
+    /** Where every handoff is posted as a chat-tool message (Slack / Mattermost / Teams incoming webhook); null: none. */
+    alertWebhookUrl: text('alert_webhook_url'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -61,16 +63,27 @@ export const members = pgTable(
     /** SHA-256 of the invitation link's token, hex; the token itself is never stored. Kept once used (400 "used"). */
     inviteTokenHash: text('invite_token_hash'),
     inviteExpiresAt: timestamp('invite_expires_at', { withTimezone: true, precision: 3 }),
+    /** The member's language in the web account. */
+    language: text('language').notNull().default('en'),
+    /** E-mail alerts: `off`, `handoffs` or `mine`; null: the role's default (`handoffs` for owner and admins, `mine` for agents). */
+    notifyEmail: text('notify_email'),
+    /** Browser notifications in the web account. */
+    notifyBrowser: boolean('notify_browser').notNull().default(true),
+    /** SHA-256 of a forgotten-password link's token (hex), cleared when used; the token itself is never stored. */
+    resetTokenHash: text('reset_token_hash'),
+    resetExpiresAt: timestamp('reset_expires_at', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('members_email_key').on(t.email),
     uniqueIndex('members_invite_token_hash_key').on(t.inviteTokenHash),
+    uniqueIndex('members_reset_token_hash_key').on(t.resetTokenHash),
     index('members_account_id_idx').on(t.accountId),
     uniqueIndex('members_one_owner_key').on(t.accountId).where(sql`${t.role} = 'owner'`),
     check('members_role_check', sql`${t.role} in ('owner', 'admin', 'agent')`),
     check('members_status_check', sql`${t.status} in ('active', 'invited')`),
+    check('members_notify_email_check', sql`${t.notifyEmail} in ('off', 'handoffs', 'mine')`),
   ],
 );
 
@@ -865,4 +878,36 @@ export const crmLinks = pgTable(
     index('crm_links_chat_idx').on(t.chatId),
     check('crm_links_status_check', sql`${t.status} in ('pending', 'synced', 'failed')`),
   ],
+);
+
+/**
+ * Members with the web account open (its live stream, GET /console/v1/live): a row per member and process, renewed
+ * by the process's heartbeat and deleted when its last stream closes; a row not renewed for a while is a dead process's.
+ */
+export const memberPresence = pgTable(
+  'member_presence',
+  {
+    memberId: uuid('member_id')
+      .notNull()
+      .references(() => members.id, { onDelete: 'cascade' }),
+    processId: uuid('process_id').notNull(),
+    accountId: uuid('account_id').notNull(),
+    seenAt: timestamp('seen_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.memberId, t.processId] }), index('member_presence_account_seen_idx').on(t.accountId, t.seenAt)],
+);
+
+/** The last alert e-mail of a chat to a member: at most one an hour. */
+export const alertEmails = pgTable(
+  'alert_emails',
+  {
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    memberId: uuid('member_id')
+      .notNull()
+      .references(() => members.id, { onDelete: 'cascade' }),
+    sentAt: timestamp('sent_at', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chatId, t.memberId] })],
 );

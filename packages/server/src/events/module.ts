@@ -1,6 +1,7 @@
 // Committed events as streams: the public API's event feed, and the live feed that open Inboxes and widget
 // frames follow in every process (workers or not).
 import { MEMBER_NOTICE } from '../accounts/console-auth.ts';
+import type { Presence } from '../alerts/presence.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { registerLiveRoutes } from '../http/console/live-routes.ts';
 import { registerEventRoutes } from '../http/public/events-routes.ts';
@@ -12,7 +13,7 @@ import { createLiveFeed } from './live-feed.ts';
 /** The shared pieces this feature uses (made by the composition root). */
 export type EventsShared = Pick<Kernel, 'app' | 'db' | 'listen' | 'logger' | 'onCacheNotice'>;
 
-export function createEventsModule(core: EventsShared) {
+export function createEventsModule(core: EventsShared, deps: { presence: Pick<Presence, 'connected'> }) {
   const liveFeed = createLiveFeed({ db: core.db, listen: core.listen, logger: core.logger });
   core.app.addHook('onReady', () => liveFeed.start());
   core.app.addHook('preClose', () => liveFeed.stop());
@@ -21,7 +22,7 @@ export function createEventsModule(core: EventsShared) {
     liveFeed,
     publicRoutes: (api) => registerEventRoutes(api, feed),
     consoleRoutes: (api) => {
-      const live = registerLiveRoutes(api, liveFeed);
+      const live = registerLiveRoutes(api, liveFeed, deps.presence);
       // A member removed (or whose role, password or sign-out ended their sessions) stops hearing the account's
       // events at once: their open streams end, in every process (the member notice).
       core.onCacheNotice((payload) => {

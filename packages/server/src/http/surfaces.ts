@@ -8,7 +8,7 @@ import type { ApiKeyAuthenticator } from '../accounts/api-key-auth.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { createReadinessCheck } from '../db/readiness.ts';
 import type { FeatureModule } from '../module.ts';
-import { consoleApi } from './console/console-plugin.ts';
+import { consoleApi, type ConsoleOptions } from './console/console-plugin.ts';
 import { docs } from './docs.ts';
 import { gateway } from './public/gateway.ts';
 import { webApp } from './web/web-plugin.ts';
@@ -18,6 +18,7 @@ export type SurfacesShared = Pick<Kernel, 'config' | 'counters' | 'db' | 'invali
 
 export interface SurfaceOptions {
   consoleAuth: ConsoleAuth;
+  passwordReset: ConsoleOptions['passwordReset'];
   authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>;
   modules: FeatureModule[];
   /** Console login attempts per client address per minute. */
@@ -49,6 +50,7 @@ export async function registerSurfaces(app: FastifyInstance, core: SurfacesShare
   await app.register(consoleApi, {
     prefix: '/console/v1',
     auth: options.consoleAuth,
+    passwordReset: options.passwordReset,
     rateLimitMax: config.rateLimitMax,
     ...(options.loginAttemptsPerIp !== undefined ? { loginAttemptsPerIp: options.loginAttemptsPerIp } : {}),
     counters,

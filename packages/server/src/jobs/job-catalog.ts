@@ -16,6 +16,13 @@ export interface JobCatalog {
   'knowledge.parseDocument': { knowledgeBaseId: string; documentId: string };
   /** Sentence vectors of a document's passages (knowledge/documents/passage-vectors.ts; keyed by document). */
   'knowledge.embedDocument': { knowledgeBaseId: string; documentId: string };
+  /** A chat needs a person: the account's alert webhook gets a chat-tool message (alerts/alert-jobs.ts). */
+  'alerts.webhook': { accountId: string; chatId: string; reason: string };
+  /**
+   * Alert e-mails of a chat, ALERT_EMAIL_DELAY_SECONDS after it needed a person (memberId null: every member who wants
+   * handoffs, when no member is online) or after a customer message in a chat assigned to memberId (when offline).
+   */
+  'alerts.email': { accountId: string; chatId: string; memberId: string | null };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */

@@ -124,12 +124,21 @@ export function createJobQueue(options: JobQueueOptions) {
   return {
     /**
      * Adds a job in the given transaction (or the database); call `wake()` after it commits. With a `key`, a job
-     * of that key already queued is not added twice; one already running runs once more when it ends.
+     * of that key already queued is not added twice; one already running runs once more when it ends. `delayMs`: due
+     * that much later (an unkeyed job; this process wakes for it then, others at their poll).
      */
-    async enqueue<K extends JobKind>(executor: Executor, kind: K, payload: JobCatalog[K], options: { key?: string } = {}): Promise<void> {
+    async enqueue<K extends JobKind>(
+      executor: Executor,
+      kind: K,
+      payload: JobCatalog[K],
+      options: { key?: string; delayMs?: number } = {},
+    ): Promise<void> {
       // A keyed job already running only gets `rerun` (its holder runs it again): no one else needs waking.
-      await store.enqueue(executor, kind, payload, options.key, notifySql());
+      await store.enqueue(executor, kind, payload, options.key, notifySql(), options.delayMs ?? 0);
+      if (options.delayMs) wakeIn(options.delayMs + 50);
     },
+    /** Wakes this process's workers in `ms` (a job written by a statement of its own, due later). */
+    wakeIn: (ms: number) => wakeIn(ms),
     /** The feature that owns a kind of job runs it (and may set how it is retried). */
     handle<K extends JobKind>(kind: K, handler: JobHandlers[K], retryPolicy?: RetryPolicy): void {
       handlers[kind] = handler as Partial<JobHandlers>[K];

@@ -112,7 +112,14 @@ export function createJobStore(db: Database, leaseMs: number) {
     },
 
     /** Adds a job (see JobQueue.enqueue); the NOTIFY goes with it unless an already running keyed job only reruns. */
-    async enqueue(executor: Executor, kind: JobKind, payload: unknown, key: string | undefined, notify: ReturnType<typeof sql>): Promise<void> {
+    async enqueue(
+      executor: Executor,
+      kind: JobKind,
+      payload: unknown,
+      key: string | undefined,
+      notify: ReturnType<typeof sql>,
+      delayMs = 0,
+    ): Promise<void> {
       const upsert =
         key === undefined
           ? sql``
@@ -121,7 +128,7 @@ export function createJobStore(db: Database, leaseMs: number) {
       await executor.execute(
         sql`WITH job AS (
               INSERT INTO ${jobs} (id, kind, payload, run_at, key)
-              VALUES (${newId()}, ${kind}, ${JSON.stringify(payload)}::jsonb, now(), ${key ?? null}) ${upsert}
+              VALUES (${newId()}, ${kind}, ${JSON.stringify(payload)}::jsonb, now() + ${interval(delayMs)}::interval, ${key ?? null}) ${upsert}
               RETURNING rerun)
             SELECT ${notify} FROM job WHERE NOT rerun`,
       );

@@ -3,6 +3,7 @@
 // once per app; a feature's module.ts declares the part it uses (`Pick<Kernel, …>`), so no feature imports the
 // root, and nothing here knows a feature's rules.
 import type { FastifyBaseLogger, FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
+import type { InvitationMailer } from '../accounts/invitation-mailer.ts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
 import type { MessengerHttp } from '../channels/connectors/messenger-http.ts';
 import type { Config } from '../config.ts';
@@ -35,6 +36,8 @@ export type AppConfig = Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllow
     smtpUrl?: string | undefined;
     /** SMTP_FROM: their sender. */
     smtpFrom?: string;
+    /** ALERT_EMAIL_DELAY_SECONDS (default 60). */
+    alertEmailDelaySeconds?: number;
   };
 
 /** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */
@@ -77,6 +80,8 @@ export interface Kernel {
     /** The multipart reader of every route that takes files: the process's 256 MB of uploads at once is one budget. */
     readUploads: preValidationAsyncHookHandler;
   };
+  /** SMTP_URL: invitations, password resets and alert e-mails (none configured: nothing is sent). */
+  mailer: InvitationMailer;
   /** Counters and histograms in memory, served by metrics/module.ts (GET /metrics). */
   metrics: AppMetrics;
 }

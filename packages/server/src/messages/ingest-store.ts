@@ -1,6 +1,7 @@
 // The ingest statement: a batch of messages, each into its own chat, written by ONE SQL statement (a message is
 // the chat created or found, the message inserted, the chat touched, its new_messages event and webhook delivery,
-// the agent's reply job and the NOTIFYs; chat_counts and the overview by their statement triggers, once per batch).
+// the agent's reply job, the follow-through of a paused chat (its flag and alert jobs) and the NOTIFYs; chat_counts
+// and the overview by their statement triggers, once per batch).
 // The rows and payloads are those of the step-by-step transaction in messages-service.ts (`recordStepByStep`),
 // which the rare paths still use. One statement is one transaction: nothing of a message exists until it commits.
 import type { PreparedQuery, PreparedStatement } from '../db/client.ts';
@@ -76,18 +77,21 @@ function ingestStatement(form: IngestForm): PreparedStatement {
     ON CONFLICT (channel_id, external_chat_id) DO UPDATE SET
       last_text = excluded.last_text, last_message_at = excluded.last_message_at, updated_at = excluded.updated_at,
       unread_count = chats.unread_count + excluded.unread_count,
+      -- Follow-through (issue #33): a customer message in a paused unassigned chat flags it again.
+      needs_human = chats.needs_human OR (excluded.unread_count > 0 AND chats.paused AND chats.assignee_id IS NULL),
       dialog_name = coalesce((SELECT rename FROM input
                               WHERE input.channel_id = excluded.channel_id AND input.external_chat_id = excluded.external_chat_id),
                              chats.dialog_name)
     RETURNING *`
       : `UPDATE chats SET last_text = t.text, last_message_at = t.at, updated_at = t.at,
       unread_count = chats.unread_count + CASE WHEN t.role = 'user' THEN 1 ELSE 0 END,
+      needs_human = chats.needs_human OR (t.role = 'user' AND chats.paused AND chats.assignee_id IS NULL),
       dialog_name = coalesce(t.rename, chats.dialog_name)
     FROM target t JOIN message m ON m.id = t.message_id
     WHERE chats.id = t.target_chat_id
     RETURNING chats.*`;
   return {
-  name: `parley_ingest_${form}_v4`,
+  name: `parley_ingest_${form}_v5`,
   text: `WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
       n int, chat_id uuid, account_id uuid, channel_id text, channel_kind text, external_chat_id text, unique_id text,
@@ -99,7 +103,7 @@ function ingestStatement(form: IngestForm): PreparedStatement {
     -- its message is ignored as for an unknown channel (no foreign-key error, no deadlock with the delete's cascade).
     SELECT id FROM channels WHERE id IN (SELECT channel_id FROM input) FOR KEY SHARE),
   known AS (
-    SELECT input.n, chats.id, chats.banned, chats.paused FROM input
+    SELECT input.n, chats.id, chats.banned, chats.paused, chats.needs_human, chats.assignee_id FROM input
     JOIN chats ON chats.channel_id = input.channel_id AND chats.external_chat_id = input.external_chat_id),
   target AS (
     -- A banned chat ignores the message (nothing is stored); a paused one stores it without the agent.
@@ -149,12 +153,28 @@ function ingestStatement(form: IngestForm): PreparedStatement {
     FROM stored WHERE awaiting_agent
     ON CONFLICT (key) WHERE key IS NOT NULL DO UPDATE
     SET rerun = jobs.locked_until IS NOT NULL AND jobs.locked_until >= now(), run_at = least(jobs.run_at, now())
-    RETURNING key, rerun)
+    RETURNING key, rerun),
+  follow AS (
+    -- Follow-through (issue #33, alerts/alert-queue.ts): a customer message in a paused chat alerts its assignee, or,
+    -- unassigned and not flagged yet, alerts as a handoff (the chat-tool webhook now, e-mails after $3).
+    SELECT s.account_id, s.chat_id, s.job_id, k.assignee_id FROM stored s JOIN known k ON k.n = s.n
+    WHERE s.role = 'user' AND k.paused AND (k.assignee_id IS NOT NULL OR NOT k.needs_human)),
+  alert AS (
+    INSERT INTO jobs (id, kind, payload, run_at)
+    SELECT md5(f.job_id::text || a.kind)::uuid, a.kind, jsonb_build_object('accountId', f.account_id, 'chatId', f.chat_id) || a.extra, now() + a.delay
+    FROM follow f CROSS JOIN LATERAL (
+      SELECT 'alerts.webhook' AS kind, jsonb_build_object('reason', 'customer_message') AS extra, interval '0 seconds' AS delay
+      WHERE f.assignee_id IS NULL
+      UNION ALL
+      SELECT 'alerts.email', jsonb_build_object('memberId', f.assignee_id), $3::interval) a
+    RETURNING 1)
   SELECT i.n, ${chatRow.select('c')}, ${messageRow.select('m')},
          CASE WHEN e.id IS NOT NULL THEN pg_notify('${EVENTS_CHANNEL}', e.account_id || ':' || e.id) END AS notified,
          (SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM delivery LIMIT 1) AS deliveries_woken,
          -- Other processes' job workers wake at the commit (a job only marked to rerun needs no one).
          (SELECT pg_notify('${JOBS_CHANNEL}', $2) FROM job WHERE NOT rerun LIMIT 1) AS jobs_woken,
+         -- Alerts wake every process's workers, this one's too (an empty payload is no one's own).
+         (SELECT pg_notify('${JOBS_CHANNEL}', '') FROM alert LIMIT 1) AS alerts_woken,
          coalesce(NOT j.rerun, false) AS "jobQueued",
          k.id IS NULL AS missing
   FROM input i LEFT JOIN known k ON k.n = i.n
@@ -168,8 +188,12 @@ const INGEST = { new: ingestStatement('new'), known: ingestStatement('known') } 
 
 type ResultRow = Record<string, unknown> & { n: number; jobQueued: boolean; missing: boolean };
 
-/** `jobsNotice`: the job queue's NOTIFY payload (jobs/job-queue.ts `notifyPayload`). */
-export function createIngestStore(query: PreparedQuery, jobsNotice: string) {
+/**
+ * `jobsNotice`: the job queue's NOTIFY payload (jobs/job-queue.ts `notifyPayload`); `alertEmailDelayMs`:
+ * ALERT_EMAIL_DELAY_SECONDS, the wait of the follow-through's alert e-mails.
+ */
+export function createIngestStore(query: PreparedQuery, jobsNotice: string, alertEmailDelayMs = 60_000) {
+  const alertDelay = `${alertEmailDelayMs} milliseconds`;
   return {
     /**
      * Writes the batch; per row, the stored chat and message, undefined when the message was ignored (its channel
@@ -206,7 +230,7 @@ export function createIngestStore(query: PreparedQuery, jobsNotice: string) {
         delivery_id: row.deliveryId,
         job_id: row.jobId,
       }));
-      const result = await query<ResultRow>(INGEST[form], [JSON.stringify(input), jobsNotice]);
+      const result = await query<ResultRow>(INGEST[form], [JSON.stringify(input), jobsNotice, alertDelay]);
       const byRow = new Map(result.map((row) => [Number(row.n), row]));
       return rows.map((_, n) => {
         const row = byRow.get(n);

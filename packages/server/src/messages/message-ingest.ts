@@ -8,6 +8,7 @@ import type { StoredAttachment } from '../db/schema.ts';
 import { createGroupCommit } from '../lib/group-commit.ts';
 import { newId } from '../lib/ids.ts';
 import { NO_METRICS } from '../metrics/metrics.ts';
+import { NO_ALERTS, type AlertQueue } from '../alerts/alert-queue.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
 import { LruMap } from 'toad-cache';
 import { recordNewMessage } from './message-events.ts';
@@ -67,6 +68,8 @@ export interface IngestDeps {
   eventsCommitted?: EventsCommitted;
   /** Each stored message is counted (parley_messages_ingested_total). */
   metrics?: Pick<AppMetrics, 'messageIngested'>;
+  /** Follow-through (issue #33) of the step-by-step path; the one-statement path writes its jobs itself. */
+  alerts?: Pick<AlertQueue, 'needsPerson' | 'assigneeAlert'>;
 }
 
 export function createIngest({
@@ -80,6 +83,7 @@ export function createIngest({
   customerDelivery = NO_CUSTOMER_DELIVERY,
   eventsCommitted = () => {},
   metrics = NO_METRICS,
+  alerts = NO_ALERTS,
 }: IngestDeps) {
   const batches = createBatches(ingestStore, ingestConcurrency, clock, agent);
 
@@ -142,13 +146,19 @@ export function createIngest({
         createdAt: now,
       });
       if (!message) return undefined; // a repeated messageId: no event, no reply
+      // Follow-through (issue #33), as the one-statement path does: a paused chat's customer message flags it
+      // (unassigned) or alerts its assignee.
+      const flags = fromCustomer && chat.paused && chat.assigneeId === null && !chat.needsHuman;
       const touched = await store.touchChat(chat.id, {
         text: incoming.text,
         at: now,
         unread: fromCustomer,
         ...(incoming.rename !== undefined ? { dialogName: incoming.rename } : {}),
+        ...(flags ? { needsHuman: true } : {}),
       });
       if (!fromCustomer) return { plan: 'context' as const }; // rule 2: saved as context, sent nowhere
+      if (flags) await alerts.needsPerson(tx, chat, 'customer_message');
+      else if (chat.paused && chat.assigneeId !== null) await alerts.assigneeAlert(tx, chat, chat.assigneeId);
       await recordNewMessage(tx, channelsStore, touched, message, now);
       await agent.afterCustomerMessage(tx, plan, channel, touched, now);
       return { plan, chat: touched, message };

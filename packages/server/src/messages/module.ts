@@ -1,6 +1,7 @@
 // Messages: send-message-universal and the other ingest paths (messengers, widget), answer ratings and the
 // corrections they save, stored files, and the console's Inbox, which acts on chats, messages, tags and ratings.
 import type { AgentService } from '../agent/agent-service.ts';
+import type { AlertQueue } from '../alerts/alert-queue.ts';
 import type { CustomerDelivery } from '../channels/customer-delivery.ts';
 import type { ChatsService } from '../chats/chats-service.ts';
 import { createChatsStore } from '../chats/chats-store.ts';
@@ -30,6 +31,10 @@ export interface MessagesModuleDeps {
   knowledge: { serviceOf(executor: Executor): KnowledgeService };
   customerDelivery: CustomerDelivery;
   eventsCommitted: EventsCommitted;
+  /** Follow-through (issue #33): a customer message in a paused chat alerts the team. */
+  alerts: AlertQueue;
+  /** ALERT_EMAIL_DELAY_SECONDS in ms (the ingest statement writes the follow-through's jobs itself). */
+  alertEmailDelayMs: number;
 }
 
 export function createMessagesModule(core: MessagesShared, deps: MessagesModuleDeps) {
@@ -38,7 +43,7 @@ export function createMessagesModule(core: MessagesShared, deps: MessagesModuleD
     db,
     files: core.files,
     messagesStore: createMessagesStore,
-    ingestStore: createIngestStore(preparedQuery(db), core.jobs.notifyPayload),
+    ingestStore: createIngestStore(preparedQuery(db), core.jobs.notifyPayload, deps.alertEmailDelayMs),
     // Half the pool: batches of other requests and the workers keep connections.
     ingestConcurrency: Math.max(1, Math.floor(statementSlots(db) / 2)),
     chatsStore: createChatsStore,
@@ -48,6 +53,7 @@ export function createMessagesModule(core: MessagesShared, deps: MessagesModuleD
     customerDelivery: deps.customerDelivery,
     eventsCommitted: deps.eventsCommitted,
     metrics: core.metrics,
+    alerts: deps.alerts,
   });
   const feedback = createFeedbackService({
     db,

@@ -94,6 +94,8 @@ export interface TestAppOptions {
   metricsPort?: number;
   /** SMTP_URL: invitations are e-mailed through it (a local SMTP server of the test). */
   smtpUrl?: string;
+  /** ALERT_EMAIL_DELAY_SECONDS (default 60). */
+  alertEmailDelaySeconds?: number;
 }
 
 /** A port that was free a moment ago (for apps that must know their address before they listen). */
@@ -150,6 +152,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       host: '127.0.0.1',
       smtpUrl: options.smtpUrl,
       smtpFrom: 'Parley Team <team@parley.test>',
+      ...(options.alertEmailDelaySeconds !== undefined ? { alertEmailDelaySeconds: options.alertEmailDelaySeconds } : {}),
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),

@@ -3,6 +3,7 @@
 import type { Ref } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CannedResponse, Channel, ChannelKind, InboxChat, InboxListChat, InboxMessage, InboxNote, Member } from '@parley/contracts';
+import { EnableNotifications } from '../alerts.tsx';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { useLive } from '../live.ts';
@@ -636,6 +637,7 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
           <span class="badge count" role="status" aria-label="Needs a human count">
             {needsHumanCount ?? '…'}
           </span>
+          <EnableNotifications />
         </div>
         <FilterBar filters={filters} channels={channels} set={set} />
         <p class="muted" aria-live="polite">

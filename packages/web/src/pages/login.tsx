@@ -3,9 +3,9 @@ import type { Session } from '@parley/contracts';
 import { api } from '../api.ts';
 import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
-import { ErrorLine, LanguageSelect } from '../ui.tsx';
+import { ErrorLine, LanguageSelect, Link } from '../ui.tsx';
 
-export function LoginPage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+export function LoginPage({ onSignedIn, notice }: { onSignedIn: (session: Session) => void; notice?: string | null }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { busy, error, run } = useAction();
@@ -21,6 +21,11 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (session: Session) => vo
     <main class="login">
       <form onSubmit={submit}>
         <h1>{t('Sign in to Parley')}</h1>
+        {notice && (
+          <p class="notice" role="alert">
+            {notice}
+          </p>
+        )}
         <label class="field">
           <span>{t('Email')}</span>
           <input type="email" aria-label="Email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
@@ -40,6 +45,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (session: Session) => vo
         <button type="submit" aria-label="Sign in" disabled={busy}>
           {t('Sign in')}
         </button>
+        <Link href="/forgot-password">{t('Forgot password?')}</Link>
         <LanguageSelect />
       </form>
     </main>

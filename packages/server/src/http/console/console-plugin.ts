@@ -3,7 +3,7 @@
 // `UserLang` (see ../error-handler.ts). Rate limits: the public API's limiter, per account (an invalid or missing
 // token counts against the address), and login attempts per address. Roles: every route declares the least role
 // that may call it (its contract's `role`), enforced here once for all (403 `Forbidden for your role`).
-import { authRoutes, memberRoutes, roleAllows } from '@parley/contracts';
+import { authRoutes, memberRoutes, profileRoutes, roleAllows } from '@parley/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleAccount, ConsoleAuth } from '../../accounts/console-auth.ts';
 import { DomainError, Errors } from '../../errors.ts';
@@ -22,6 +22,11 @@ export interface ConsoleOptions {
   /** Login attempts per address per minute (default LOGIN_ATTEMPTS_PER_IP). */
   loginAttemptsPerIp?: number;
   counters: RateCounters;
+  /** Forgotten passwords (anonymous, limited like logins). */
+  passwordReset: {
+    forgotPassword(input: { email: string }): Promise<void>;
+    resetPassword(input: { token: string; password: string }): Promise<{ token: string }>;
+  };
   /** Registers the routes that need a logged-in account. */
   routes: (app: TypedApp) => void;
 }
@@ -52,7 +57,8 @@ function sessionToken(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {
+/** Sets (or, with an empty value and 0, clears) the web account's session cookie. */
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {
   const secure = request.protocol === 'https' ? '; Secure' : '';
   reply.header(
     'set-cookie',
@@ -95,7 +101,7 @@ function bucketOf(auth: ConsoleAuth, request: FastifyRequest): string {
 }
 
 export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, options) => {
-  const { auth, rateLimitMax, counters, routes, loginAttemptsPerIp = LOGIN_ATTEMPTS_PER_IP } = options;
+  const { auth, rateLimitMax, counters, routes, passwordReset, loginAttemptsPerIp = LOGIN_ATTEMPTS_PER_IP } = options;
   fastify.decorateRequest('consoleAccount', undefined);
   await registerRateLimit(fastify, {
     counters,
@@ -133,13 +139,29 @@ export const consoleApi: FastifyPluginAsync<ConsoleOptions> = async (fastify, op
     config: loginConfig,
     handler: (request) => auth.acceptInvitation(request.body),
   });
+  // Guessing reset tokens, or mailing links to strangers, costs what guessing passwords does.
+  app.route({
+    ...routeOptions(profileRoutes.forgotPassword),
+    config: loginConfig,
+    handler: async (request, reply) => {
+      await passwordReset.forgotPassword(request.body);
+      return reply.code(202).send({ success: true as const });
+    },
+  });
+  app.route({
+    ...routeOptions(profileRoutes.resetPassword),
+    config: loginConfig,
+    handler: (request) => passwordReset.resetPassword(request.body),
+  });
   app.route({
     ...routeOptions(authRoutes.getSessionState),
     handler: async (request) => {
       const account = await signedInAccount(auth, request);
-      return account
-        ? { signedIn: true as const, email: account.email, memberId: account.memberId, name: account.name, role: account.role }
-        : { signedIn: false as const };
+      if (account) return { signedIn: true as const, email: account.email, memberId: account.memberId, name: account.name, role: account.role };
+      // A removed member's open web account signs out with a sentence saying why (issue #33).
+      const token = request.headers.authorization === undefined ? sessionToken(request) : /^Bearer (\S+)$/i.exec(request.headers.authorization)?.[1];
+      const ended = token === undefined ? undefined : await auth.endedBecause(token);
+      return ended ? { signedIn: false as const, ended } : { signedIn: false as const };
     },
   });
   // Signing out ends every token and session of the member, on every process; the cookie is cleared either way.

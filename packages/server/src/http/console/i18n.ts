@@ -29,6 +29,8 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   invitationUnknown: () => 'Ссылка приглашения недействительна: она неизвестна или отозвана',
   invitationUsed: () => 'Это приглашение уже использовано; войдите в аккаунт',
   invitationExpired: () => 'Срок приглашения истёк; попросите новое',
+  wrongPassword: () => 'Неверный пароль',
+  resetLinkInvalid: () => 'Ссылка для сброса пароля использована, неизвестна или устарела; запросите новую',
   assigneeNotFound: () => 'memberId: в аккаунте нет активного участника с таким id',
   cannedResponseNotFound: () => 'Сохранённый ответ не найден',
   shortCodeTaken: () => 'shortCode: сохранённый ответ с таким коротким кодом уже есть',

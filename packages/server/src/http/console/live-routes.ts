@@ -2,6 +2,7 @@
 // stream of the account's committed events (the webhook payloads, from the live feed), authenticated like
 // every console call (session cookie or bearer header), so no token is ever put in a URL.
 import type { ServerResponse } from 'node:http';
+import type { Presence } from '../../alerts/presence.ts';
 import type { LiveFeed } from '../../events/live-feed.ts';
 import type { TypedApp } from '../route-options.ts';
 import { consoleAccountOf } from './console-plugin.ts';
@@ -10,7 +11,11 @@ import { consoleAccountOf } from './console-plugin.ts';
 const HEARTBEAT_MS = 15_000;
 
 /** Open streams, and `closeMember` to end those of a member whose access changed (removed, role, password, sign-out). */
-export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): { closeMember(memberId: string): void } {
+export function registerLiveRoutes(
+  app: TypedApp,
+  liveFeed: LiveFeed,
+  presence: Pick<Presence, 'connected'>,
+): { closeMember(memberId: string): void } {
   const open = new Set<ServerResponse>();
   const byMember = new Map<string, Set<ServerResponse>>();
   // Open streams would hold the server up at shutdown: they are ended first.
@@ -41,9 +46,12 @@ export function registerLiveRoutes(app: TypedApp, liveFeed: LiveFeed): { closeMe
     const unsubscribeChanges = liveFeed.subscribeChanges(accountId, (chatId) => send('change', { chatId }));
     const heartbeat = setInterval(() => stream.write(': ping\n\n'), HEARTBEAT_MS);
     open.add(stream);
+    // A member with a live stream is online: alert e-mails wait for no one else (alerts/presence.ts).
+    const left = presence.connected(accountId, memberId);
     const mine = byMember.get(memberId) ?? new Set<ServerResponse>();
     byMember.set(memberId, mine.add(stream));
     const done = () => {
+      left();
       clearInterval(heartbeat);
       unsubscribe();
       unsubscribeChanges();

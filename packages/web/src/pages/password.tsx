@@ -1,0 +1,82 @@
+// Forgotten passwords (issue #33): the e-mail form behind the login page's `Forgot password?`, and the page of the
+// e-mailed one-time link (`/reset-password/<token>`), which signs the member in with the new password.
+import { useState } from 'preact/hooks';
+import type { Session } from '@parley/contracts';
+import { api, ApiError } from '../api.ts';
+import { t } from '../i18n.ts';
+import { Link, ErrorLine, StatusLine } from '../ui.tsx';
+import { useAction } from '../use-action.ts';
+
+export function ForgotPasswordPage() {
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      await api('POST', '/auth/forgot-password', { body: { email } });
+      setSent(t('If this e-mail belongs to a member, a link to choose a new password is on its way. It works once, for one hour.'));
+    });
+  };
+  return (
+    <main class="login">
+      <form onSubmit={submit}>
+        <h1>{t('Forgot password?')}</h1>
+        <label class="field">
+          <span>{t('Email')}</span>
+          <input type="email" aria-label="Email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </label>
+        <ErrorLine error={error} />
+        <StatusLine text={sent} />
+        <button type="submit" aria-label="Send reset link" disabled={busy}>
+          {t('Send reset link')}
+        </button>
+        <Link href="/login">{t('Back to sign in')}</Link>
+      </form>
+    </main>
+  );
+}
+
+/** Who a bearer token signs in (the reset's answer), to start the web account's own session with the new password. */
+async function emailOf(token: string): Promise<string> {
+  const response = await fetch('/console/v1/auth/session', { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new ApiError(response.status, `HTTP ${response.status}`);
+  return ((await response.json()) as Session).email;
+}
+
+export function ResetPasswordPage({ token, onSignedIn }: { token: string; onSignedIn: (session: Session) => void }) {
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      const reset = await api<{ token: string }>('POST', '/auth/reset-password', { body: { token, password } });
+      const email = await emailOf(reset.token);
+      onSignedIn(await api<Session>('POST', '/auth/session', { body: { email, password } }));
+    });
+  };
+  return (
+    <main class="login">
+      <form onSubmit={submit}>
+        <h1>{t('Choose a new password')}</h1>
+        <label class="field">
+          <span>{t('New password')}</span>
+          <input
+            type="password"
+            aria-label="New password"
+            autocomplete="new-password"
+            required
+            minLength={8}
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        <ErrorLine error={error} />
+        <button type="submit" aria-label="Set password" disabled={busy}>
+          {t('Set password')}
+        </button>
+        <Link href="/forgot-password">{t('Ask for a new link')}</Link>
+      </form>
+    </main>
+  );
+}
