@@ -140,6 +140,19 @@ describe('documents', { concurrency: true }, () => {
         bytes: 'Opening hours\n\nWe are open 9 to 5,\nMonday to Friday.\n\nClosed on bank holidays.',
         passages: [{ heading_path: ['Opening hours'], text: 'We are open 9 to 5,\nMonday to Friday.\n\nClosed on bank holidays.' }],
       },
+      {
+        // Saved by Windows Notepad as "Unicode": UTF-16 with its byte order mark (FF FE), which is no MPEG audio.
+        filename: 'notepad.txt',
+        kind: 'text',
+        bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Café hours\r\n\r\nOpen 9 to 5, Monday to Friday.', 'utf16le')]),
+        passages: [{ heading_path: ['Café hours'], text: 'Open 9 to 5, Monday to Friday.' }],
+      },
+      {
+        filename: 'big-endian.md',
+        kind: 'markdown',
+        bytes: Buffer.from(Buffer.from('\ufeff# Returns\n\nWithin 30 days.', 'utf16le').swap16()),
+        passages: [{ heading_path: ['Returns'], text: 'Within 30 days.' }],
+      },
     ];
     await Promise.all(
       cases.map(async (c) => {

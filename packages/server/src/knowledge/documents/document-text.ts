@@ -46,16 +46,18 @@ export function clean(text: string): string {
 /** The blocks of a file claimed to be `kind`; DocumentError when it is not that, or cannot be read. */
 export async function documentBlocks(bytes: Uint8Array, kind: DocumentKind): Promise<Block[]> {
   if (bytes.length === 0) throw new DocumentError('The file is empty.');
+  // Text in UTF-16 with its byte order mark: file-type would take the mark for an MPEG audio frame.
+  const utf16 = utf16Encoding(bytes);
   let found: { ext: string; mime: string } | undefined;
   try {
-    found = await fileTypeFromBuffer(bytes);
+    found = utf16 ? undefined : await fileTypeFromBuffer(bytes);
   } catch {
     found = undefined;
   }
   const claimed = KIND_NAMES[kind];
   if (kind === 'pdf' || kind === 'docx') {
     if (found?.ext !== kind) {
-      const what = found ? describe(found.ext, found.mime) : looksLikeText(bytes) ? 'text' : 'not a format Parley reads';
+      const what = found ? describe(found.ext, found.mime) : utf16 || looksLikeText(bytes) ? 'text' : 'not a format Parley reads';
       throw new DocumentError(`The file is named as ${claimed}, but its content is ${what}.`);
     }
     return kind === 'pdf' ? pdfBlocks(bytes) : docxBlocks(bytes);
@@ -64,7 +66,7 @@ export async function documentBlocks(bytes: Uint8Array, kind: DocumentKind): Pro
   if (found && !['xml', 'html'].includes(found.ext)) {
     throw new DocumentError(`The file is named as ${claimed}, but its content is ${describe(found.ext, found.mime)}.`);
   }
-  const text = decodeText(bytes, claimed);
+  const text = decodeText(bytes, claimed, utf16);
   if (kind === 'markdown') return markdownBlocks(text);
   if (kind === 'html') return htmlBlocks(text);
   return textBlocks(text);
@@ -79,12 +81,23 @@ function looksLikeText(bytes: Uint8Array): boolean {
   }
 }
 
-/** UTF-8 (a BOM is dropped) without NUL or other control characters but tab, line ends and form feed. */
-function decodeText(bytes: Uint8Array, claimed: string): string {
+/** UTF-16 when the bytes start with its byte order mark (FF FE little-endian, FE FF big-endian). */
+function utf16Encoding(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+/**
+ * UTF-8, or UTF-16 that starts with its byte order mark (the mark is dropped), without NUL or other control
+ * characters but tab, line ends and form feed.
+ */
+function decodeText(bytes: Uint8Array, claimed: string, utf16: 'utf-16le' | 'utf-16be' | undefined): string {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    text = new TextDecoder(utf16 ?? 'utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
+    if (utf16) throw new DocumentError(`The file is named as ${claimed}, but its content is not valid UTF-16 text; save it as UTF-8 and upload it again.`);
     throw new DocumentError(`The file is named as ${claimed}, but its content is not UTF-8 text; save it as UTF-8 and upload it again.`);
   }
   // eslint-disable-next-line no-control-regex
