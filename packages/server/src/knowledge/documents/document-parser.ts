@@ -1,7 +1,11 @@
-// Parses documents in worker threads, bounded in time and memory (a crafted PDF may loop or swell): a worker past
-// its heap limit or a parse past its time is ended, and that document fails with a sentence saying so. Up to
-// `concurrency` workers parse at once, one file each; the others wait their turn. A worker is kept for the next
-// file (loading the parsers takes seconds) until it has been idle for `idleMs`.
+// Parses documents in worker threads, bounded in time and memory (a crafted file may loop or swell): a parse past
+// its time, a worker past its heap, or the parse growing the process past `maxMemoryMb` (heap and buffers alike:
+// PDF.js and zlib hold their data outside the heap a worker's resourceLimits bound, so the process's resident memory
+// is watched too) ends the worker, and that document fails with a sentence saying so. The readers cap what a file
+// may inflate to before that (docx-text.ts, pdf-limits.ts); this is what holds whatever they miss. Up to
+// `concurrency` workers parse at once, one file each; the others wait their turn. A worker is kept for the next file
+// (loading the parsers takes seconds) until it has been idle for `idleMs`; one whose file failed is ended at once,
+// so what a hostile file made it hold goes back to the system.
 import { Worker } from 'node:worker_threads';
 import type { DocumentKind } from '@parley/contracts';
 import type { Passage } from './passages.ts';
@@ -9,7 +13,10 @@ import type { Passage } from './passages.ts';
 export interface DocumentParserOptions {
   /** Wall time of one parse, a new worker's start included (default 60 s). */
   timeoutMs?: number;
-  /** A worker's heap (V8 old generation) in MB (default 512). */
+  /**
+   * What parsing may add to the process's resident memory, all workers together, in MB (default 512); each
+   * worker's heap (V8 old generation) is capped at its share, `maxMemoryMb / concurrency`.
+   */
   maxMemoryMb?: number;
   /** Parses at once (default 2: the machine's other work keeps its cores). */
   concurrency?: number;
@@ -29,6 +36,9 @@ interface PoolWorker {
   idle?: NodeJS.Timeout;
 }
 
+/** How often the process's memory is read while a parse runs. */
+const MEMORY_WATCH_MS = 50;
+
 export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, concurrency = 2, idleMs = 60_000 }: DocumentParserOptions = {}) {
   const idleWorkers: PoolWorker[] = [];
   const all = new Set<PoolWorker>();
@@ -36,17 +46,19 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
   let running = 0;
   let nextId = 0;
   const limitText = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
+  const memoryError = `Reading the file needed more than ${maxMemoryMb} MB of memory, the limit; it may be damaged or too complex.`;
+  const watchdog = watchMemory(maxMemoryMb * 1024 * 1024, () => {
+    // Which worker grew cannot be told apart: every running one is ended.
+    for (const worker of all) if (worker.current) endWith(worker, { error: memoryError });
+  });
 
   function spawn(): PoolWorker {
     const worker: PoolWorker = {
       thread: new Worker(new URL('./parser-worker.mjs', import.meta.url), {
-        resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+        resourceLimits: { maxOldGenerationSizeMb: Math.max(1, Math.floor(maxMemoryMb / concurrency)), maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       }),
     };
-    const end = (result: ParseResult) => {
-      retire(worker);
-      worker.current?.finish(result);
-    };
+    const end = (result: ParseResult) => endWith(worker, result);
     worker.thread.on('message', (reply: WorkerReply) => {
       if ('ready' in reply || reply.id !== worker.current?.id) return;
       if ('crash' in reply) worker.current.finish({ error: `The file could not be read: the parser failed (${reply.crash}).` });
@@ -56,13 +68,19 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
       end({
         error:
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? `Reading the file needed more than ${maxMemoryMb} MB of memory, the limit; it may be damaged or too complex.`
+            ? memoryError
             : `The file could not be read: the parser failed (${error.message.slice(0, 300)}).`,
       });
     });
     worker.thread.on('exit', (code) => end({ error: `The file could not be read: the parser stopped unexpectedly (exit code ${code}).` }));
     all.add(worker);
     return worker;
+  }
+
+  /** Ends the worker; its parse, if one runs, ends with `result`. */
+  function endWith(worker: PoolWorker, result: ParseResult): void {
+    retire(worker);
+    worker.current?.finish(result);
   }
 
   /** Takes a worker out of the pool and ends its thread. */
@@ -74,8 +92,11 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
     void worker.thread.terminate();
   }
 
-  function release(worker: PoolWorker): void {
+  function release(worker: PoolWorker, failed: boolean): void {
     running -= 1;
+    if (running === 0) watchdog.stop();
+    // A file that failed may have made its worker hold much (a bomb stopped at its limit): it is not kept.
+    if (failed) retire(worker);
     if (all.has(worker)) {
       // Idle, the thread neither keeps the process alive nor lives on unused.
       worker.thread.unref();
@@ -89,6 +110,7 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
   async function parse(bytes: Buffer, kind: DocumentKind): Promise<ParseResult> {
     if (running >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
     running += 1;
+    watchdog.start();
     const worker = idleWorkers.pop() ?? spawn();
     clearTimeout(worker.idle);
     worker.thread.ref();
@@ -96,8 +118,9 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
     const copy = new Uint8Array(bytes.byteLength);
     copy.set(bytes);
     const id = nextId++;
+    let result: ParseResult = { error: '' };
     try {
-      return await new Promise<ParseResult>((resolve) => {
+      result = await new Promise<ParseResult>((resolve) => {
         const timer = setTimeout(() => {
           retire(worker);
           finish({ error: `Reading the file took longer than ${limitText}, the limit; it may be damaged or too complex.` });
@@ -111,8 +134,9 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
         worker.current = { id, finish };
         worker.thread.postMessage({ id, bytes: copy.buffer, kind }, [copy.buffer]);
       });
+      return result;
     } finally {
-      release(worker);
+      release(worker, 'error' in result);
     }
   }
 
@@ -120,9 +144,32 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
     parse,
     /** Ends every worker (the app is closing); parses in flight fail. */
     async close(): Promise<void> {
+      watchdog.stop();
       await Promise.all([...all].map((worker) => worker.thread.terminate()));
     },
   };
 }
 
 export type DocumentParser = ReturnType<typeof createDocumentParser>;
+
+/**
+ * Reads the process's resident memory every MEMORY_WATCH_MS from `start()` (the first parse of a busy spell) to
+ * `stop()`, calling `onExceeded` whenever it has grown more than `limitBytes` since `start()`.
+ */
+function watchMemory(limitBytes: number, onExceeded: () => void) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    start(): void {
+      if (timer) return;
+      const baseline = process.memoryUsage.rss();
+      timer = setInterval(() => {
+        if (process.memoryUsage.rss() - baseline > limitBytes) onExceeded();
+      }, MEMORY_WATCH_MS);
+      timer.unref();
+    },
+    stop(): void {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
