@@ -27,7 +27,7 @@ function residentBytes(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number 
     return 0; // ended meanwhile
   }
   const kb = Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  let children: number[] = [];
+  let children: number[];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
