@@ -129,8 +129,9 @@ test('hostile documents: the server stays under 600 MiB, gives its memory back, 
       ['bomb.pdf', pdfBomb(), 'The PDF has a stream that inflates to more than 32 MB, the limit; it may be a decompression bomb or damaged.'],
     ];
     // Idle: what the process holds once it has done the same work for harmless files (the same uploads, jobs, rows
-    // and polls; a worker started for each, the file being wrong, and ended), so that what is measured after is
-    // the parsing of the hostile ones; read a few times, the lowest kept.
+    // and polls; a parser worker started and kept idle, as on a server that parsed a file in the last minute), so
+    // that what is measured after is the parsing of the hostile ones; read a few times, the lowest kept. Each
+    // hostile file ends its worker (a file past a limit does), so after them no worker is left at all.
     for (const [filename] of cases) {
       const doc = await upload(`harmless-${filename}`, Buffer.from('not a document'));
       assert.match(doc.error ?? '', /^The file is named as .*, but its content is text\.$/);

@@ -1,11 +1,11 @@
 // Parses documents in worker threads, bounded in time and memory (a crafted file may loop or swell): a parse past
-// its time, a worker past its heap, or the parse growing the process past `maxMemoryMb` (heap and buffers alike:
-// PDF.js and zlib hold their data outside the heap a worker's resourceLimits bound, so the process's resident memory
-// is watched too) ends the worker, and that document fails with a sentence saying so. The readers cap what a file
-// may inflate to before that (docx-text.ts, pdf-limits.ts); this is what holds whatever they miss. Up to
+// its time, a worker past its heap, or the process grown more than `maxMemoryMb` since the parse began (heap and
+// buffers alike: PDF.js and zlib hold their data outside the heap a worker's resourceLimits bound, so the process's
+// resident memory is watched too) ends the worker, and that document fails with a sentence saying so. The readers
+// cap what a file may inflate to before that (docx-text.ts, pdf-limits.ts); this holds whatever they miss. Up to
 // `concurrency` workers parse at once, one file each; the others wait their turn. A worker is kept for the next file
-// (loading the parsers takes seconds) until it has been idle for `idleMs`; one whose file failed is ended at once,
-// so what a hostile file made it hold goes back to the system.
+// (loading the parsers takes seconds) until it has been idle for `idleMs`; one whose file passed a reader's limit
+// (or crashed) is ended at once, so what a hostile file made it hold goes back to the system.
 import { Worker } from 'node:worker_threads';
 import type { DocumentKind } from '@parley/contracts';
 import type { Passage } from './passages.ts';
@@ -27,13 +27,23 @@ export interface DocumentParserOptions {
 /** The passages, or the sentence saying why the document cannot be used. */
 export type ParseResult = { passages: Passage[] } | { error: string };
 
-type WorkerReply = { ready: true } | { id: number; passages: Passage[] } | { id: number; error: string } | { id: number; crash: string };
+type WorkerReply =
+  | { ready: true }
+  | { id: number; passages: Passage[] }
+  | { id: number; error: string; retire?: true }
+  | { id: number; crash: string };
 
 interface PoolWorker {
   thread: Worker;
   /** The parse it runs, ended by its reply, its timer or the thread's end. */
   current?: { id: number; finish: (result: ParseResult) => void };
   idle?: NodeJS.Timeout;
+  /** Its parsers are loaded (it said so). */
+  ready: boolean;
+  /** The process's resident memory when its parse began, once loaded: what the parse's growth is measured from. */
+  baseline?: number;
+  /** Its last file passed a reader's limit, or it crashed: it is not kept. */
+  spent?: boolean;
 }
 
 /** How often the process's memory is read while a parse runs. */
@@ -47,20 +57,29 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
   let nextId = 0;
   const limitText = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
   const memoryError = `Reading the file needed more than ${maxMemoryMb} MB of memory, the limit; it may be damaged or too complex.`;
-  const watchdog = watchMemory(maxMemoryMb * 1024 * 1024, () => {
-    // Which worker grew cannot be told apart: every running one is ended.
-    for (const worker of all) if (worker.current) endWith(worker, { error: memoryError });
+  const limitBytes = maxMemoryMb * 1024 * 1024;
+  // Threads share the process: a parse is ended when the process grew past the limit since it began (so two
+  // running at once may both be), its worker's loading not counted.
+  const watchdog = watchMemory((rss) => {
+    for (const worker of all) if (worker.current && worker.baseline !== undefined && rss - worker.baseline > limitBytes) endWith(worker, { error: memoryError });
   });
 
   function spawn(): PoolWorker {
     const worker: PoolWorker = {
+      ready: false,
       thread: new Worker(new URL('./parser-worker.mjs', import.meta.url), {
         resourceLimits: { maxOldGenerationSizeMb: Math.max(1, Math.floor(maxMemoryMb / concurrency)), maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       }),
     };
     const end = (result: ParseResult) => endWith(worker, result);
     worker.thread.on('message', (reply: WorkerReply) => {
-      if ('ready' in reply || reply.id !== worker.current?.id) return;
+      if ('ready' in reply) {
+        worker.ready = true;
+        if (worker.current) worker.baseline = process.memoryUsage.rss();
+        return;
+      }
+      if (reply.id !== worker.current?.id) return;
+      if ('crash' in reply || ('retire' in reply && reply.retire)) worker.spent = true;
       if ('crash' in reply) worker.current.finish({ error: `The file could not be read: the parser failed (${reply.crash}).` });
       else worker.current.finish('passages' in reply ? { passages: reply.passages } : { error: reply.error });
     });
@@ -92,11 +111,11 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
     void worker.thread.terminate();
   }
 
-  function release(worker: PoolWorker, failed: boolean): void {
+  function release(worker: PoolWorker): void {
     running -= 1;
     if (running === 0) watchdog.stop();
-    // A file that failed may have made its worker hold much (a bomb stopped at its limit): it is not kept.
-    if (failed) retire(worker);
+    // A bomb stopped at its limit may have made its worker hold much: it is not kept.
+    if (worker.spent) retire(worker);
     if (all.has(worker)) {
       // Idle, the thread neither keeps the process alive nor lives on unused.
       worker.thread.unref();
@@ -118,9 +137,8 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
     const copy = new Uint8Array(bytes.byteLength);
     copy.set(bytes);
     const id = nextId++;
-    let result: ParseResult = { error: '' };
     try {
-      result = await new Promise<ParseResult>((resolve) => {
+      return await new Promise<ParseResult>((resolve) => {
         const timer = setTimeout(() => {
           retire(worker);
           finish({ error: `Reading the file took longer than ${limitText}, the limit; it may be damaged or too complex.` });
@@ -128,15 +146,16 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
         function finish(result: ParseResult): void {
           if (worker.current?.id !== id) return;
           worker.current = undefined;
+          worker.baseline = undefined;
           clearTimeout(timer);
           resolve(result);
         }
         worker.current = { id, finish };
+        if (worker.ready) worker.baseline = process.memoryUsage.rss();
         worker.thread.postMessage({ id, bytes: copy.buffer, kind }, [copy.buffer]);
       });
-      return result;
     } finally {
-      release(worker, 'error' in result);
+      release(worker);
     }
   }
 
@@ -152,19 +171,13 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
 
 export type DocumentParser = ReturnType<typeof createDocumentParser>;
 
-/**
- * Reads the process's resident memory every MEMORY_WATCH_MS from `start()` (the first parse of a busy spell) to
- * `stop()`, calling `onExceeded` whenever it has grown more than `limitBytes` since `start()`.
- */
-function watchMemory(limitBytes: number, onExceeded: () => void) {
+/** Calls `check` with the process's resident memory every MEMORY_WATCH_MS from `start()` to `stop()`. */
+function watchMemory(check: (rss: number) => void) {
   let timer: NodeJS.Timeout | undefined;
   return {
     start(): void {
       if (timer) return;
-      const baseline = process.memoryUsage.rss();
-      timer = setInterval(() => {
-        if (process.memoryUsage.rss() - baseline > limitBytes) onExceeded();
-      }, MEMORY_WATCH_MS);
+      timer = setInterval(() => check(process.memoryUsage.rss()), MEMORY_WATCH_MS);
       timer.unref();
     },
     stop(): void {

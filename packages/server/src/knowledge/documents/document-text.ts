@@ -136,7 +136,7 @@ async function pdfBlocks(bytes: Uint8Array): Promise<Block[]> {
   }
   try {
     if (pdf.numPages > MAX_PDF_PAGES) {
-      throw new DocumentError(`The PDF has more than ${MAX_PDF_PAGES.toLocaleString('en')} pages, the limit; split it into smaller files.`);
+      throw new DocumentError(`The PDF has more than ${MAX_PDF_PAGES.toLocaleString('en')} pages, the limit; split it into smaller files.`, { limit: true });
     }
     const lines: PdfLine[] = [];
     for (let number = 1; number <= pdf.numPages; number++) {

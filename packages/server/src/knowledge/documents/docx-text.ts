@@ -97,7 +97,7 @@ export async function docxBlocks(bytes: Uint8Array): Promise<Block[]> {
     if (!paragraph) return;
     characters += text.length;
     if (characters > MAX_DOCUMENT_CHARS) {
-      throw new DocumentError(`The document is too long: its text passes ${MAX_DOCUMENT_CHARS.toLocaleString('en')} characters, the limit; split it into smaller files.`);
+      throw new DocumentError(`The document is too long: its text passes ${MAX_DOCUMENT_CHARS.toLocaleString('en')} characters, the limit; split it into smaller files.`, { limit: true });
     }
     paragraph.text += text;
   };

@@ -15,7 +15,7 @@ parentPort.on('message', async ({ id, bytes, kind }) => {
     const passages = await readDocument(new Uint8Array(bytes), kind);
     parentPort.postMessage({ id, passages });
   } catch (error) {
-    if (error instanceof DocumentError) parentPort.postMessage({ id, error: error.message });
+    if (error instanceof DocumentError) parentPort.postMessage({ id, error: error.message, ...(error.limit ? { retire: true } : {}) });
     else parentPort.postMessage({ id, crash: String(error?.message ?? error).slice(0, 300) });
   }
 });

@@ -64,7 +64,7 @@ export async function checkPdfLimits(bytes: Uint8Array): Promise<void> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let objects = text.match(/\d+\s+\d+\s+obj\b/g)?.length ?? 0;
   for (const match of text.matchAll(/\/Type\s*\/ObjStm\b[^>]*?\/N\s+(\d+)|\/N\s+(\d+)[^>]*?\/Type\s*\/ObjStm\b/g)) objects += Number(match[1] ?? match[2]);
-  if (objects > MAX_PDF_OBJECTS) throw new DocumentError(`The PDF has more than ${MAX_PDF_OBJECTS.toLocaleString('en')} objects, the limit; it may be damaged or too complex.`);
+  if (objects > MAX_PDF_OBJECTS) throw new DocumentError(`The PDF has more than ${MAX_PDF_OBJECTS.toLocaleString('en')} objects, the limit; it may be damaged or too complex.`, { limit: true });
   // Encrypted streams cannot be inflated before PDF.js decrypts them.
   if (/\/Encrypt\b/.test(text)) return;
   let total = 0;
@@ -72,11 +72,11 @@ export async function checkPdfLimits(bytes: Uint8Array): Promise<void> {
     if (!/\/Filter\s*(\[\s*)?\/(FlateDecode|Fl)\b/.test(dictionary)) continue;
     const size = await inflatedSize(streamData(bytes, text, dictionary, start), Math.min(MAX_PDF_STREAM_BYTES, MAX_PDF_INFLATED_BYTES - total));
     if (size > MAX_PDF_STREAM_BYTES) {
-      throw new DocumentError(`The PDF has a stream that inflates to more than ${MAX_PDF_STREAM_BYTES / MB} MB, the limit; it may be a decompression bomb or damaged.`);
+      throw new DocumentError(`The PDF has a stream that inflates to more than ${MAX_PDF_STREAM_BYTES / MB} MB, the limit; it may be a decompression bomb or damaged.`, { limit: true });
     }
     total += size;
     if (total > MAX_PDF_INFLATED_BYTES) {
-      throw new DocumentError(`The PDF's streams inflate to more than ${MAX_PDF_INFLATED_BYTES / MB} MB together, the limit; it may be a decompression bomb or damaged.`);
+      throw new DocumentError(`The PDF's streams inflate to more than ${MAX_PDF_INFLATED_BYTES / MB} MB together, the limit; it may be a decompression bomb or damaged.`, { limit: true });
     }
   }
 }

@@ -39,7 +39,7 @@ export function zipEntries(bytes: Uint8Array): Map<string, ZipEntry> {
   const count = view.readUInt16LE(end + 10);
   const directoryOffset = view.readUInt32LE(end + 16);
   if (count === 0xffff || directoryOffset === 0xffffffff) throw damaged('it is a ZIP64 archive, which Word does not write');
-  if (count > MAX_ZIP_ENTRIES) throw new DocumentError(`The Word document has more than ${MAX_ZIP_ENTRIES.toLocaleString('en')} parts, the limit.`);
+  if (count > MAX_ZIP_ENTRIES) throw new DocumentError(`The Word document has more than ${MAX_ZIP_ENTRIES.toLocaleString('en')} parts, the limit.`, { limit: true });
   const entries = new Map<string, ZipEntry>();
   let at = directoryOffset;
   for (let i = 0; i < count; i++) {
@@ -87,11 +87,13 @@ export function readEntry(bytes: Uint8Array, entry: ZipEntry, budget: InflateBud
     if (budget.used > budget.maxBytes) {
       return new DocumentError(
         `The Word document inflates to more than ${Math.round(budget.maxBytes / (1024 * 1024))} MB, the limit; it may be a ZIP bomb or damaged.`,
+        { limit: true },
       );
     }
     if (inflated > budget.ratioFloorBytes && inflated > budget.maxRatio * Math.max(1, entry.compressedSize)) {
       return new DocumentError(
         `The Word document's part ${entry.name} inflates more than ${budget.maxRatio} times its size, the limit; it may be a ZIP bomb or damaged.`,
+        { limit: true },
       );
     }
     try {
