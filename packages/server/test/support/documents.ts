@@ -317,18 +317,34 @@ function readStoredZip(zip: Buffer): { name: string; data: Buffer }[] {
 
 /**
  * A one-page PDF whose content stream (FlateDecode) inflates to `inflatedBytes` (1 GB by default) of spaces,
- * with a line of text after them: about 1 MB uploaded.
+ * with a line of text after them: about 1 MB uploaded. `encrypted`: encrypted with an empty user password (it
+ * opens without one), so the stream cannot be inflated before it is decrypted.
  */
-export function pdfBomb(inflatedBytes = 1024 * 1024 * 1024): Buffer {
+export function pdfBomb(inflatedBytes = 1024 * 1024 * 1024, { encrypted = false } = {}): Buffer {
   const raw = Buffer.concat([deflateRepeated(' ', inflatedBytes).subarray(0, -2), deflateRawSync('BT /F1 12 Tf 1 0 0 1 56 700 Tm (Hidden) Tj ET')]);
   // The zlib wrapper: header, the raw data, a checksum (pdf.js does not check it).
-  const stream = Buffer.concat([Buffer.from([0x78, 0xda]), raw, Buffer.alloc(4)]);
+  let stream: Buffer = Buffer.concat([Buffer.from([0x78, 0xda]), raw, Buffer.alloc(4)]);
+  const id = createHash('md5').update(`bomb ${inflatedBytes}`).digest();
+  let trailerExtra = `/ID [<${id.toString('hex')}> <${id.toString('hex')}>]`;
+  let encryptObject: Buffer[] = [];
+  if (encrypted) {
+    // As makePdf: the standard security handler, R2, 40-bit RC4; the content stream is object 5.
+    const permissions = -44;
+    const o = rc4(md5(padded('owner-password')).subarray(0, 5), padded(''));
+    const p = Buffer.alloc(4);
+    p.writeInt32LE(permissions);
+    const key = md5(padded(''), o, p, id).subarray(0, 5);
+    stream = rc4(md5(key, Buffer.from([5, 0, 0, 0, 0])).subarray(0, 10), stream);
+    encryptObject = [Buffer.from(`<< /Filter /Standard /V 1 /R 2 /O <${o.toString('hex')}> /U <${rc4(key, PASSWORD_PAD).toString('hex')}> /P ${permissions} >>`)];
+    trailerExtra += ' /Encrypt 6 0 R';
+  }
   const objects = [
     Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
     Buffer.from('<< /Type /Pages /Kids [4 0 R] /Count 1 >>'),
     Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
     Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>'),
     Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream')]),
+    ...encryptObject,
   ];
   const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n')];
   let offset = chunks[0]?.length ?? 0;
@@ -340,6 +356,6 @@ export function pdfBomb(inflatedBytes = 1024 * 1024 * 1024): Buffer {
     offset += chunk.length;
   });
   const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
-  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${offset}\n%%EOF\n`));
+  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailerExtra} >>\nstartxref\n${offset}\n%%EOF\n`));
   return Buffer.concat(chunks);
 }
