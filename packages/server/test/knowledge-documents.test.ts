@@ -116,6 +116,27 @@ describe('documents', { concurrency: true }, () => {
         ],
       },
       {
+        // Read by its XML: a heading by its style's name, a table's rows, deleted text left out, a text box once.
+        filename: 'Sizes.docx',
+        kind: 'docx',
+        bytes: makeDocx([
+          { xml: '<w:p><w:pPr><w:pStyle w:val="Titre1"/></w:pPr><w:r><w:t>Sizes</w:t></w:r></w:p>' },
+          {
+            xml:
+              '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Size</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Chest</w:t></w:r></w:p></w:tc></w:tr>' +
+              '<w:tr><w:tc><w:p><w:r><w:t>M</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>96 cm</w:t></w:r></w:p></w:tc></w:tr></w:tbl>',
+          },
+          { xml: '<w:p><w:r><w:t>Exchanges are</w:t></w:r><w:del><w:r><w:delText> not</w:delText></w:r></w:del><w:r><w:t xml:space="preserve"> free &amp; quick.</w:t></w:r></w:p>' },
+          {
+            xml:
+              '<w:p><w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing><w:txbxContent>' +
+              '<w:p><w:r><w:t>Boxed note.</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>Boxed note.</w:t></w:r></w:p>' +
+              '</w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>',
+          },
+        ]),
+        passages: [{ heading_path: ['Sizes'], text: 'Size | Chest\n\nM | 96 cm\n\nExchanges are free & quick.\n\nBoxed note.' }],
+      },
+      {
         filename: 'delivery.md',
         kind: 'markdown',
         bytes: '# Delivery\n\nWe deliver **Monday to Saturday**.\n\n## Costs\n\n- UK: free over £40\n- EU: £9.95\n\n## Tracking\n\nSee [your account](https://shop.example/account).\n',

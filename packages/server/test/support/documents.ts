@@ -157,13 +157,18 @@ export function makeZip(files: Record<string, string | Buffer>): Buffer {
 
 const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** A paragraph of a Word document: body text, or a heading of level 1–3 (Word's built-in Heading styles). */
-export type DocxParagraph = string | { heading: 1 | 2 | 3; text: string };
+/**
+ * A paragraph of a Word document: body text, a heading of level 1–3 (Word's built-in Heading styles), or raw
+ * WordprocessingML for the body (tables, text boxes, tracked changes; the style `Titre1` is a French Word's name for
+ * "heading 1").
+ */
+export type DocxParagraph = string | { heading: 1 | 2 | 3; text: string } | { xml: string };
 
 export function makeDocx(paragraphs: DocxParagraph[]): Buffer {
   const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
   const body = paragraphs
     .map((p) => {
+      if (typeof p !== 'string' && 'xml' in p) return p.xml;
       const style = typeof p === 'string' ? '' : `<w:pPr><w:pStyle w:val="Heading${p.heading}"/></w:pPr>`;
       const text = typeof p === 'string' ? p : p.text;
       return `<w:p>${style}<w:r><w:t xml:space="preserve">${xmlText(text)}</w:t></w:r></w:p>`;
@@ -171,7 +176,7 @@ export function makeDocx(paragraphs: DocxParagraph[]): Buffer {
     .join('');
   const styles = [1, 2, 3]
     .map((level) => `<w:style w:type="paragraph" w:styleId="Heading${level}"><w:name w:val="heading ${level}"/><w:basedOn w:val="Normal"/></w:style>`)
-    .join('');
+    .join('') + '<w:style w:type="paragraph" w:styleId="Titre1"><w:name w:val="heading 1"/><w:basedOn w:val="Normal"/></w:style>';
   return makeZip({
     '[Content_Types].xml':
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +

@@ -29,6 +29,7 @@ export type ParseResult = { passages: Passage[] } | { error: string };
 
 type WorkerReply =
   | { ready: true }
+  | { id: number; loaded: true }
   | { id: number; passages: Passage[] }
   | { id: number; error: string; retire?: true }
   | { id: number; crash: string };
@@ -79,6 +80,10 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
         return;
       }
       if (reply.id !== worker.current?.id) return;
+      if ('loaded' in reply) {
+        worker.baseline = process.memoryUsage.rss();
+        return;
+      }
       if ('crash' in reply || ('retire' in reply && reply.retire)) worker.spent = true;
       if ('crash' in reply) worker.current.finish({ error: `The file could not be read: the parser failed (${reply.crash}).` });
       else worker.current.finish('passages' in reply ? { passages: reply.passages } : { error: reply.error });

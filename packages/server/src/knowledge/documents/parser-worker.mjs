@@ -12,6 +12,12 @@ const { readDocument } = await import(`./read-document${extension}`);
 const { DocumentError } = await import(`./document-text${extension}`);
 parentPort.on('message', async ({ id, bytes, kind }) => {
   try {
+    // PDF.js is loaded on a worker's first PDF (tens of MB, hundreds under tsx): the parse's memory, which the parser
+    // watches, is measured from once it is loaded.
+    if (kind === 'pdf') {
+      await import('pdfjs-dist/legacy/build/pdf.mjs');
+      parentPort.postMessage({ id, loaded: true });
+    }
     const passages = await readDocument(new Uint8Array(bytes), kind);
     parentPort.postMessage({ id, passages });
   } catch (error) {
