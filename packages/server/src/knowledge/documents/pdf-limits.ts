@@ -1,7 +1,8 @@
 // A PDF's size once inflated, checked before PDF.js reads it: PDF.js inflates a stream whole into one growing
 // buffer (outside the heap a worker's resourceLimits bound), so a 1 MB file holding a FlateDecode stream of 1 GB
 // took the process past 3 GB. Each stream whose first filter is FlateDecode is inflated here through zlib, every
-// byte counted and dropped, stopping at the first byte past its limit; the objects are counted too. Streams this
+// byte counted and dropped, stopping at the first byte past its limit (images excepted: PDF.js does not decode them
+// to read the text); the objects are counted too. Streams this
 // cannot read (other filters first, an encrypted file) are left to the parser's memory watchdog.
 import { createInflate } from 'node:zlib';
 import { DocumentError } from './document-error.ts';
@@ -70,6 +71,8 @@ export async function checkPdfLimits(bytes: Uint8Array): Promise<void> {
   let total = 0;
   for (const { dictionary, start } of streams(text)) {
     if (!/\/Filter\s*(\[\s*)?\/(FlateDecode|Fl)\b/.test(dictionary)) continue;
+    // Images are never decoded to read the text (a catalogue's photos may inflate to hundreds of MB).
+    if (/\/Subtype\s*\/Image\b/.test(dictionary)) continue;
     const size = await inflatedSize(streamData(bytes, text, dictionary, start), Math.min(MAX_PDF_STREAM_BYTES, MAX_PDF_INFLATED_BYTES - total));
     if (size > MAX_PDF_STREAM_BYTES) {
       throw new DocumentError(`The PDF has a stream that inflates to more than ${MAX_PDF_STREAM_BYTES / MB} MB, the limit; it may be a decompression bomb or damaged.`, { limit: true });
