@@ -3,11 +3,12 @@
 // data, the secrets and a stored file. With DATABASE_URL the command names pg_dump instead.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
+import * as tar from 'tar';
 import { png } from './fixtures/files/samples.ts';
 import { eventually } from './support/events.ts';
 import { startReceiver } from './support/receiver.ts';
@@ -169,4 +170,36 @@ test('with DATABASE_URL, backup names pg_dump and prints its command without the
     command: 'pg_dump --format=custom --file="/tmp/parley.dump" "postgres://parley@db.internal:5432/parley"',
   });
   assert.equal(spawnSync('true').status, 0);
+});
+
+test('a backup whose database dump is damaged is refused with one line of JSON, and DATA_DIR is left empty', { timeout: 120_000 }, async () => {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'parley-backup-'));
+  dirs.push(work);
+  const staging = path.join(work, 'staging');
+  await mkdir(path.join(staging, 'data'), { recursive: true });
+  await writeFile(path.join(staging, 'parley-backup.json'), JSON.stringify({ format: 1, createdAt: new Date().toISOString() }));
+  await writeFile(path.join(staging, 'data', 'admin-token'), 'token\n');
+  // A tar archive of one file that is no database, whole and cut short.
+  const notDatabase = path.join(work, 'not-a-database');
+  await mkdir(notDatabase);
+  await writeFile(path.join(notDatabase, 'PG_VERSION'), Buffer.alloc(20_000, 'x'));
+  await tar.create({ file: path.join(work, 'other.tar'), cwd: notDatabase, portable: true }, ['PG_VERSION']);
+  const otherTar = await readFile(path.join(work, 'other.tar'));
+  const cases: [string, Buffer][] = [
+    ['garbage', Buffer.from('this is no tar archive of a database\n'.repeat(40))],
+    ['empty', Buffer.alloc(0)],
+    ['truncated', otherTar.subarray(0, 5000)],
+    ['not-a-database', otherTar],
+  ];
+  for (const [name, dump] of cases) {
+    await writeFile(path.join(staging, 'pglite.tar'), dump);
+    const archive = path.join(work, `${name}.tar.gz`);
+    await tar.create({ gzip: true, file: archive, cwd: staging, portable: true }, ['parley-backup.json', 'pglite.tar', 'data']);
+    const dataDir = path.join(work, `restored-${name}`);
+    const result = await admin(['restore', '--in', archive], { DATA_DIR: dataDir });
+    assert.equal(result.code, 1, name);
+    assert.deepEqual(Object.keys(result.json), ['error'], name);
+    assert.match(String(result.json.error), new RegExp(`^${archive.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a damaged database dump \\(.+\\)$`), name);
+    assert.deepEqual(await readdir(dataDir), [], `${name}: nothing half-restored is left`);
+  }
 });

@@ -116,6 +116,27 @@ describe('documents', { concurrency: true }, () => {
         ],
       },
       {
+        // Read by its XML: a heading by its style's name, a table's rows, deleted text left out, a text box once.
+        filename: 'Sizes.docx',
+        kind: 'docx',
+        bytes: makeDocx([
+          { xml: '<w:p><w:pPr><w:pStyle w:val="Titre1"/></w:pPr><w:r><w:t>Sizes</w:t></w:r></w:p>' },
+          {
+            xml:
+              '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Size</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Chest</w:t></w:r></w:p></w:tc></w:tr>' +
+              '<w:tr><w:tc><w:p><w:r><w:t>M</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>96 cm</w:t></w:r></w:p></w:tc></w:tr></w:tbl>',
+          },
+          { xml: '<w:p><w:r><w:t>Exchanges are</w:t></w:r><w:del><w:r><w:delText> not</w:delText></w:r></w:del><w:r><w:t xml:space="preserve"> free &amp; quick.</w:t></w:r></w:p>' },
+          {
+            xml:
+              '<w:p><w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="wps"><w:drawing><w:txbxContent>' +
+              '<w:p><w:r><w:t>Boxed note.</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>Boxed note.</w:t></w:r></w:p>' +
+              '</w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>',
+          },
+        ]),
+        passages: [{ heading_path: ['Sizes'], text: 'Size | Chest\n\nM | 96 cm\n\nExchanges are free & quick.\n\nBoxed note.' }],
+      },
+      {
         filename: 'delivery.md',
         kind: 'markdown',
         bytes: '# Delivery\n\nWe deliver **Monday to Saturday**.\n\n## Costs\n\n- UK: free over £40\n- EU: £9.95\n\n## Tracking\n\nSee [your account](https://shop.example/account).\n',
@@ -139,6 +160,19 @@ describe('documents', { concurrency: true }, () => {
         kind: 'text',
         bytes: 'Opening hours\n\nWe are open 9 to 5,\nMonday to Friday.\n\nClosed on bank holidays.',
         passages: [{ heading_path: ['Opening hours'], text: 'We are open 9 to 5,\nMonday to Friday.\n\nClosed on bank holidays.' }],
+      },
+      {
+        // Saved by Windows Notepad as "Unicode": UTF-16 with its byte order mark (FF FE), which is no MPEG audio.
+        filename: 'notepad.txt',
+        kind: 'text',
+        bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Café hours\r\n\r\nOpen 9 to 5, Monday to Friday.', 'utf16le')]),
+        passages: [{ heading_path: ['Café hours'], text: 'Open 9 to 5, Monday to Friday.' }],
+      },
+      {
+        filename: 'big-endian.md',
+        kind: 'markdown',
+        bytes: Buffer.from(Buffer.from('\ufeff# Returns\n\nWithin 30 days.', 'utf16le').swap16()),
+        passages: [{ heading_path: ['Returns'], text: 'Within 30 days.' }],
       },
     ];
     await Promise.all(

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { MAX_FILE_BYTES, MAX_FILES } from '@parley/contracts';
@@ -152,21 +153,71 @@ test('a message without files may still come as multipart', async () => {
   assert.ok(await chatId('up-plain'));
 });
 
+/** The multipart body of a message with MAX_FILES copies of `file` (the widget's has only its text), in pieces. */
+function messageBody(externalChatId: string, file: Buffer, widget = false) {
+  const boundary = 'HeldB0undary';
+  const head = Buffer.from(
+    Object.entries(widget ? { text: 'See attached' } : fields(externalChatId))
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join(''),
+  );
+  const fileHead = (i: number) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="f${i}.png"\r\nContent-Type: image/png\r\n\r\n`);
+  const pieces = [head, ...Array.from({ length: MAX_FILES }, (_, i) => [fileHead(i), file, Buffer.from('\r\n')]).flat(), Buffer.from(`--${boundary}--\r\n`)];
+  return { boundary, pieces, length: pieces.reduce((sum, piece) => sum + piece.length, 0) };
+}
+
+/**
+ * The request of a message with MAX_FILES copies of `file`, written whole on a plain socket before a byte of the
+ * answer is read (as a client that sends first and reads after): the status line and body of the answer, or the
+ * socket's error.
+ */
+async function sendThenRead(externalChatId: string, file: Buffer): Promise<{ status: number; text: string }> {
+  const { boundary, pieces, length } = messageBody(externalChatId, file);
+  const url = new URL(t.url);
+  const socket = net.connect(Number(url.port), url.hostname);
+  socket.pause(); // nothing is read until the whole request is written
+  const failed = new Promise<never>((_, reject) => socket.once('error', reject));
+  failed.catch(() => undefined);
+  try {
+    await Promise.race([new Promise((resolve) => socket.once('connect', resolve)), failed]);
+    const head = [
+      'POST /api/v1/chats/chat/send-message-universal HTTP/1.1',
+      `Host: ${url.host}`,
+      `Authorization: ${key}`,
+      `Content-Type: multipart/form-data; boundary=${boundary}`,
+      `Content-Length: ${length}`,
+      '',
+      '',
+    ].join('\r\n');
+    for (const piece of [Buffer.from(head), ...pieces]) {
+      if (!socket.write(piece)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), failed]);
+    }
+    socket.resume();
+    let received = Buffer.alloc(0);
+    return await Promise.race([
+      failed,
+      new Promise<{ status: number; text: string }>((resolve) => {
+        socket.on('data', (chunk: Buffer) => {
+          received = Buffer.concat([received, chunk]);
+          const end = received.indexOf('\r\n\r\n');
+          const declared = /\r\ncontent-length: *(\d+)/i.exec(received.subarray(0, end).toString('latin1'))?.[1];
+          if (end < 0 || declared === undefined || received.length < end + 4 + Number(declared)) return;
+          resolve({ status: Number(received.subarray(9, 12).toString()), text: received.subarray(end + 4).toString('utf8') });
+        });
+      }),
+    ]);
+  } finally {
+    socket.destroy();
+  }
+}
+
 /**
  * A multipart upload of MAX_FILES copies of `file` whose headers (with Content-Length, unless `chunked`) are sent at
  * once and whose body is written only on `send()`: it shows what the server answers before it has any of the body.
  * `widget`: sent by the visitor to the chat widget instead.
  */
 function heldUpload(externalChatId: string, file: Buffer, { chunked = false, widget = false } = {}) {
-  const b = 'HeldB0undary';
-  const head = Buffer.from(
-    Object.entries(widget ? { text: 'See attached' } : fields(externalChatId))
-      .map(([name, value]) => `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
-      .join(''),
-  );
-  const fileHead = (i: number) => Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="files"; filename="f${i}.png"\r\nContent-Type: image/png\r\n\r\n`);
-  const pieces = [head, ...Array.from({ length: MAX_FILES }, (_, i) => [fileHead(i), file, Buffer.from('\r\n')]).flat(), Buffer.from(`--${b}--\r\n`)];
-  const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  const { boundary: b, pieces, length } = messageBody(externalChatId, file, widget);
   const url = new URL(`${t.url}${widget ? '/widget/v1/messages' : '/api/v1/chats/chat/send-message-universal'}`);
   const request = http.request({
     host: url.hostname,
@@ -290,4 +341,25 @@ test('an admitted upload that sends nothing loses its connection and gives its b
   assert.deepEqual(idle.map((upload) => upload.state.answered), [false, false], 'dropped, not answered');
   // Their 200 MB are free again: two more are admitted (and a third refused) exactly as at the start.
   await holdThree('up-after-idle');
+});
+
+test('an upload refused from its headers while its client sends the whole body gets the 503, not a reset connection', async (context) => {
+  const file = Buffer.concat([png(), Buffer.alloc(MAX_FILE_BYTES - png().length)]);
+  // Two admitted uploads hold 200 MB of the 256 MB (the third of three is refused from its headers, as above).
+  const uploads = ['up-l1', 'up-l2', 'up-l3'].map((id) => heldUpload(id, file));
+  context.after(() => uploads.forEach((upload) => upload.abort()));
+  const refused = await eventually(async () => uploads.find((upload) => upload.state.answered), 10_000);
+  assert.equal((await refused.response).status, 503);
+  // Clients that send their 100 MB whole before reading: each is refused, and each reads the 503.
+  for (const id of ['up-l4', 'up-l5']) {
+    const answer = await sendThenRead(id, file).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`the client saw ${error.code ?? error.message} instead of the 503`);
+    });
+    assert.equal(answer.status, 503, answer.text);
+    assert.deepEqual(JSON.parse(answer.text), { message: 'Too many uploads in progress; retry shortly', statusCode: 503 });
+    assert.equal(await chatId(id), undefined);
+  }
+  // The admitted two are still served.
+  const results = await Promise.all(uploads.filter((upload) => upload !== refused).map((upload) => upload.send()));
+  assert.deepEqual(results.map((r) => r.status), [201, 201]);
 });

@@ -100,8 +100,17 @@ export async function restoreBackup(archive: string, dataDir: string, pgliteDir:
       throw new BackupError(`${source} is not a Parley backup (${(error as Error).message})`);
     }
     for (const name of await readdir(path.join(unpacked, DATA))) await rename(path.join(unpacked, DATA, name), path.join(dataDir, name));
-    const dump = await readFile(path.join(unpacked, DUMP));
-    const client = await PGlite.create(pgliteDir, { loadDataDir: new Blob([dump]) });
+    let client: PGlite;
+    try {
+      // Read by us first: PGlite takes a dump that is no tar archive for a gzipped one, and its gunzip's error
+      // escapes every promise (the process ends with a stack trace).
+      const entries = await countTarEntries(path.join(unpacked, DUMP));
+      if (entries === 0) throw new Error('no files');
+      const dump = await readFile(path.join(unpacked, DUMP));
+      client = await PGlite.create(pgliteDir, { loadDataDir: new Blob([dump]) });
+    } catch (error) {
+      throw new BackupError(`${source} holds a damaged database dump (${firstLine(error)})`);
+    }
     await client.close();
   } catch (error) {
     // Nothing half-restored is left to start on.
@@ -111,6 +120,19 @@ export async function restoreBackup(archive: string, dataDir: string, pgliteDir:
     await rm(unpacked, { recursive: true, force: true });
   }
   return { dataDir };
+}
+
+/** The entries of a tar archive, read strictly: an error for anything that is not a whole archive. */
+async function countTarEntries(file: string): Promise<number> {
+  let entries = 0;
+  await tar.list({ file, strict: true, onReadEntry: () => (entries += 1) });
+  return entries;
+}
+
+/** An error's message, its first line only (PGlite's and tinytar's can run on). */
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]?.slice(0, 200) ?? '';
 }
 
 /** What to run on a PostgreSQL server instead: pg_dump of DATABASE_URL without its password, and the files. */

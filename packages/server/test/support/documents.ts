@@ -2,7 +2,7 @@
 // page; optionally encrypted with the standard security handler, RC4 40-bit, as PDF 1.3 writers do) and DOCX files
 // (a ZIP of WordprocessingML with heading styles), so the parsers meet what a word processor writes.
 import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import { constants as zlibConstants, crc32, deflateRawSync } from 'node:zlib';
 
 // --- PDF ------------------------------------------------------------------------------------------------------
 
@@ -157,13 +157,18 @@ export function makeZip(files: Record<string, string | Buffer>): Buffer {
 
 const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** A paragraph of a Word document: body text, or a heading of level 1–3 (Word's built-in Heading styles). */
-export type DocxParagraph = string | { heading: 1 | 2 | 3; text: string };
+/**
+ * A paragraph of a Word document: body text, a heading of level 1–3 (Word's built-in Heading styles), or raw
+ * WordprocessingML for the body (tables, text boxes, tracked changes; the style `Titre1` is a French Word's name for
+ * "heading 1").
+ */
+export type DocxParagraph = string | { heading: 1 | 2 | 3; text: string } | { xml: string };
 
 export function makeDocx(paragraphs: DocxParagraph[]): Buffer {
   const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
   const body = paragraphs
     .map((p) => {
+      if (typeof p !== 'string' && 'xml' in p) return p.xml;
       const style = typeof p === 'string' ? '' : `<w:pPr><w:pStyle w:val="Heading${p.heading}"/></w:pPr>`;
       const text = typeof p === 'string' ? p : p.text;
       return `<w:p>${style}<w:r><w:t xml:space="preserve">${xmlText(text)}</w:t></w:r></w:p>`;
@@ -171,7 +176,7 @@ export function makeDocx(paragraphs: DocxParagraph[]): Buffer {
     .join('');
   const styles = [1, 2, 3]
     .map((level) => `<w:style w:type="paragraph" w:styleId="Heading${level}"><w:name w:val="heading ${level}"/><w:basedOn w:val="Normal"/></w:style>`)
-    .join('');
+    .join('') + '<w:style w:type="paragraph" w:styleId="Titre1"><w:name w:val="heading 1"/><w:basedOn w:val="Normal"/></w:style>';
   return makeZip({
     '[Content_Types].xml':
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
@@ -224,3 +229,138 @@ export const RETURNS_POLICY_PASSAGES = [
   ...RETURNS_POLICY.map((section) => ({ headingPath: ['Returns Policy', section.heading], text: section.lines.join(' ') })),
   { headingPath: ['Shipping'], text: 'Orders ship within 2 business days from our warehouse in Leeds.' },
 ];
+
+// --- Hostile documents ----------------------------------------------------------------------------------------
+
+/**
+ * Raw DEFLATE data that inflates to `bytes` bytes of `fill` (a multiple of 1 MB), made in milliseconds: one
+ * megabyte compressed with a full flush (byte-aligned, no reference back past it) repeated, then a final empty
+ * block. About 1,000 to 1: a gigabyte in a megabyte.
+ */
+function deflateRepeated(fill: string, bytes: number): Buffer {
+  const megabyte = Buffer.alloc(1024 * 1024, fill);
+  const segment = deflateRawSync(megabyte, { level: 9, finishFlush: zlibConstants.Z_FULL_FLUSH });
+  const count = Math.ceil(bytes / megabyte.length);
+  return Buffer.concat([...Array.from({ length: count }, () => segment), Buffer.from([0x03, 0x00])]);
+}
+
+/**
+ * A DOCX whose `word/document.xml` inflates to `inflatedBytes` (1 GB by default, about 1 MB uploaded): `fill`
+ * `text` makes it one paragraph of that many letters, `markup` that many spaces between two elements. Its ZIP
+ * headers declare the true sizes (lying about them is what a reader must not trust anyway).
+ */
+export function docxBomb(inflatedBytes = 1024 * 1024 * 1024, fill: 'text' | 'markup' = 'markup'): Buffer {
+  const plain = makeDocx(['placeholder']);
+  const start = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
+  const paragraph = '<w:p><w:r><w:t>Hidden';
+  const head = fill === 'text' ? `${start}${paragraph}` : start;
+  const tail = fill === 'text' ? '</w:t></w:r></w:p></w:body></w:document>' : `${paragraph}</w:t></w:r></w:p></w:body></w:document>`;
+  const text = deflateRepeated(fill === 'text' ? 'a' : ' ', inflatedBytes);
+  const compressed = Buffer.concat([deflateRawSync(head, { finishFlush: zlibConstants.Z_FULL_FLUSH }), text.subarray(0, -2), deflateRawSync(tail)]);
+  const size = head.length + Math.ceil(inflatedBytes / (1024 * 1024)) * 1024 * 1024 + tail.length;
+  return replaceZipEntry(plain, 'word/document.xml', compressed, size);
+}
+
+/** A ZIP (as makeZip writes it) with one entry's data replaced by DEFLATE data of `size` bytes inflated. */
+function replaceZipEntry(zip: Buffer, name: string, compressed: Buffer, size: number): Buffer {
+  const entries = readStoredZip(zip);
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const deflated = entry.name === name;
+    const data = deflated ? compressed : entry.data;
+    const fileName = Buffer.from(entry.name, 'utf8');
+    const crc = deflated ? 0 : crc32(entry.data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(deflated ? 8 : 0, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(deflated ? size : data.length, 22);
+    local.writeUInt16LE(fileName.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(deflated ? 8 : 0, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(deflated ? size : data.length, 24);
+    central.writeUInt16LE(fileName.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, fileName, data);
+    centrals.push(central, fileName);
+    offset += local.length + fileName.length + data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** The entries of a ZIP of stored (uncompressed) files written by makeZip, in order. */
+function readStoredZip(zip: Buffer): { name: string; data: Buffer }[] {
+  const entries: { name: string; data: Buffer }[] = [];
+  let offset = 0;
+  while (zip.readUInt32LE(offset) === 0x04034b50) {
+    const size = zip.readUInt32LE(offset + 18);
+    const nameLength = zip.readUInt16LE(offset + 26);
+    const start = offset + 30 + nameLength;
+    entries.push({ name: zip.subarray(offset + 30, start).toString('utf8'), data: zip.subarray(start, start + size) });
+    offset = start + size;
+  }
+  return entries;
+}
+
+/**
+ * A one-page PDF whose content stream (FlateDecode) inflates to `inflatedBytes` (1 GB by default) of spaces,
+ * with a line of text after them: about 1 MB uploaded. `encrypted`: encrypted with an empty user password (it
+ * opens without one), so the stream cannot be inflated before it is decrypted.
+ */
+export function pdfBomb(inflatedBytes = 1024 * 1024 * 1024, { encrypted = false } = {}): Buffer {
+  const raw = Buffer.concat([deflateRepeated(' ', inflatedBytes).subarray(0, -2), deflateRawSync('BT /F1 12 Tf 1 0 0 1 56 700 Tm (Hidden) Tj ET')]);
+  // The zlib wrapper: header, the raw data, a checksum (pdf.js does not check it).
+  let stream: Buffer = Buffer.concat([Buffer.from([0x78, 0xda]), raw, Buffer.alloc(4)]);
+  const id = createHash('md5').update(`bomb ${inflatedBytes}`).digest();
+  let trailerExtra = `/ID [<${id.toString('hex')}> <${id.toString('hex')}>]`;
+  let encryptObject: Buffer[] = [];
+  if (encrypted) {
+    // As makePdf: the standard security handler, R2, 40-bit RC4; the content stream is object 5.
+    const permissions = -44;
+    const o = rc4(md5(padded('owner-password')).subarray(0, 5), padded(''));
+    const p = Buffer.alloc(4);
+    p.writeInt32LE(permissions);
+    const key = md5(padded(''), o, p, id).subarray(0, 5);
+    stream = rc4(md5(key, Buffer.from([5, 0, 0, 0, 0])).subarray(0, 10), stream);
+    encryptObject = [Buffer.from(`<< /Filter /Standard /V 1 /R 2 /O <${o.toString('hex')}> /U <${rc4(key, PASSWORD_PAD).toString('hex')}> /P ${permissions} >>`)];
+    trailerExtra += ' /Encrypt 6 0 R';
+  }
+  const objects = [
+    Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+    Buffer.from('<< /Type /Pages /Kids [4 0 R] /Count 1 >>'),
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+    Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>'),
+    Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream')]),
+    ...encryptObject,
+  ];
+  const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  let offset = chunks[0]?.length ?? 0;
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(offset);
+    const chunk = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
+    chunks.push(chunk);
+    offset += chunk.length;
+  });
+  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailerExtra} >>\nstartxref\n${offset}\n%%EOF\n`));
+  return Buffer.concat(chunks);
+}

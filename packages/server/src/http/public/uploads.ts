@@ -2,7 +2,8 @@
 // schema as JSON), the `files` parts are streamed to disk within the spec's limits (10 files, 10 MB each): a file
 // past 10 MB is refused (413) as soon as its 10 MB are passed, and the connection is closed so the rest is not
 // read. A malformed body is a 400 naming the problem, never a 500. A reader receives at most 256 MB of uploads at
-// once, counted by each body's declared size before it is read (503 with Retry-After, at once, past it). Other
+// once, counted by each body's declared size before it is read (503 with Retry-After, at once, past it; the refused
+// body is then read and dropped for a bounded time, a lingering close, so the client reads the 503). Other
 // routes that take files (a knowledge-base document: one `file` of 20 MB) pass their own limits.
 import { open, unlink } from 'node:fs/promises';
 import { Transform } from 'node:stream';
@@ -73,6 +74,35 @@ function createUploadBudget(limit: number, perRequest: number) {
 function declaredSize(request: FastifyRequest): number | undefined {
   const length = Number(request.headers['content-length']);
   return request.headers['content-length'] !== undefined && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/** How long, and how many bytes of it, the body of an upload refused from its headers is read and dropped. */
+export const UPLOAD_LINGER_MS = 10_000;
+const UPLOAD_LINGER_SLACK_BYTES = 1024 * 1024;
+
+/**
+ * Lingering close of an upload refused from its headers: its body is read and dropped, so that a client still
+ * sending it reads the answer (a connection closed under a client still sending is reset, and the reset throws away
+ * the answer it has not read yet). A body that ends leaves the connection open for the next request; one still
+ * coming after `UPLOAD_LINGER_MS` or past `maxBytes` loses its connection.
+ */
+function discardBody(request: FastifyRequest, maxBytes: number): void {
+  const raw = request.raw;
+  const socket = raw.socket;
+  const start = socket.bytesRead;
+  const drop = () => {
+    clearTimeout(timer);
+    raw.off('data', count);
+    socket.destroy();
+  };
+  const count = () => {
+    if (socket.bytesRead - start > maxBytes) drop();
+  };
+  const timer = setTimeout(drop, UPLOAD_LINGER_MS);
+  timer.unref();
+  raw.on('data', count);
+  raw.once('end', () => clearTimeout(timer));
+  raw.once('close', () => clearTimeout(timer));
 }
 
 /** Closes the request's connection when no byte arrived on it for UPLOAD_IDLE_MS; the returned function stops watching. */
@@ -180,8 +210,9 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, l
     if (!request.isMultipart()) return;
     const admission = budget.admit(declaredSize(request));
     if (!admission) {
-      // Refused from its headers: none of the body is read, and the connection closes after the answer.
-      reply.header('retry-after', String(UPLOADS_BUSY_RETRY_SECONDS)).header('connection', 'close');
+      // Refused from its headers: none of the body is stored; it is read and dropped while the answer goes out.
+      reply.header('retry-after', String(UPLOADS_BUSY_RETRY_SECONDS));
+      discardBody(request, limits.maxFiles * limits.maxFileBytes + UPLOAD_LINGER_SLACK_BYTES);
       throw Errors.uploadsBusy();
     }
     const stopWatching = dropWhenIdle(request);

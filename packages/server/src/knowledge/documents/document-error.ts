@@ -2,8 +2,12 @@
 // the main thread (passages.ts, the documents service) has it without loading the parsers' libraries, which only
 // the parser's worker threads need (document-text.ts).
 export class DocumentError extends Error {
-  constructor(message: string) {
+  /** The file passed one of the readers' limits (a bomb stopped midway): its worker is not kept for another file. */
+  readonly limit: boolean;
+
+  constructor(message: string, options: { limit?: boolean } = {}) {
     super(message);
     this.name = 'DocumentError';
+    this.limit = options.limit ?? false;
   }
 }

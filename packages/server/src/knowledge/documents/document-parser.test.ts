@@ -1,7 +1,9 @@
-// The document parser's bounds: a parse past its time or a worker past its heap ends with a sentence (the worker is
-// ended, the next parse gets a new one), and a worker is reused for the next file.
+// The document parser's bounds: a parse past its time, a worker past its heap or a file swelling the process past
+// the memory limit ends with a sentence (the worker is ended, the next parse gets a new one), and a worker is reused
+// for the next file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { pdfBomb } from '../../../test/support/documents.ts';
 import { createDocumentParser } from './document-parser.ts';
 
 const MARKDOWN = Buffer.from('# Returns\n\nWithin 30 days.');
@@ -43,6 +45,28 @@ test('files are parsed one per worker at a time, the workers kept for the next o
     assert.deepEqual(await parser.parse(MARKDOWN, 'markdown'), PASSAGES);
     assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
   } finally {
+    await parser.close();
+  }
+});
+
+test('a file that swells past the memory limit where no reader can count it ends its worker and fails with a sentence', async () => {
+  // Encrypted (with an empty user password, so it opens): its 1 GB stream cannot be inflated before PDF.js
+  // decrypts it, so only the parser's watch on the process's memory (or the worker's heap cap) can stop it.
+  const bomb = pdfBomb(1024 * 1024 * 1024, { encrypted: true });
+  const parser = createDocumentParser({ maxMemoryMb: 256 });
+  let peak = 0;
+  const before = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+  try {
+    assert.deepEqual(await parser.parse(bomb, 'pdf'), {
+      error: 'Reading the file needed more than 256 MB of memory, the limit; it may be damaged or too complex.',
+    });
+    // The limit, a worker's loading (outside it) and one sampling interval of growth.
+    assert.ok(peak - before < 512 * 1024 * 1024, `grew ${Math.round((peak - before) / 1024 / 1024)} MB`);
+    // The next file gets a worker of its own.
+    assert.deepEqual(await parser.parse(MARKDOWN, 'markdown'), PASSAGES);
+  } finally {
+    clearInterval(sampler);
     await parser.close();
   }
 });

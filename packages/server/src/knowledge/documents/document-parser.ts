@@ -1,7 +1,11 @@
-// Parses documents in worker threads, bounded in time and memory (a crafted PDF may loop or swell): a worker past
-// its heap limit or a parse past its time is ended, and that document fails with a sentence saying so. Up to
-// `concurrency` workers parse at once, one file each; the others wait their turn. A worker is kept for the next
-// file (loading the parsers takes seconds) until it has been idle for `idleMs`.
+// Parses documents in worker threads, bounded in time and memory (a crafted file may loop or swell): a parse past
+// its time, a worker past its heap, or the process grown more than `maxMemoryMb` since the parse began (heap and
+// buffers alike: PDF.js and zlib hold their data outside the heap a worker's resourceLimits bound, so the process's
+// resident memory is watched too) ends the worker, and that document fails with a sentence saying so. The readers
+// cap what a file may inflate to before that (docx-text.ts, pdf-limits.ts); this holds whatever they miss. Up to
+// `concurrency` workers parse at once, one file each; the others wait their turn. A worker is kept for the next file
+// (loading the parsers takes seconds) until it has been idle for `idleMs`; one whose file passed a reader's limit
+// (or crashed) is ended at once, so what a hostile file made it hold goes back to the system.
 import { Worker } from 'node:worker_threads';
 import type { DocumentKind } from '@parley/contracts';
 import type { Passage } from './passages.ts';
@@ -9,7 +13,10 @@ import type { Passage } from './passages.ts';
 export interface DocumentParserOptions {
   /** Wall time of one parse, a new worker's start included (default 60 s). */
   timeoutMs?: number;
-  /** A worker's heap (V8 old generation) in MB (default 512). */
+  /**
+   * What parsing may add to the process's resident memory, all workers together, in MB (default 512); each
+   * worker's heap (V8 old generation) is capped at its share, `maxMemoryMb / concurrency`.
+   */
   maxMemoryMb?: number;
   /** Parses at once (default 2: the machine's other work keeps its cores). */
   concurrency?: number;
@@ -20,14 +27,28 @@ export interface DocumentParserOptions {
 /** The passages, or the sentence saying why the document cannot be used. */
 export type ParseResult = { passages: Passage[] } | { error: string };
 
-type WorkerReply = { ready: true } | { id: number; passages: Passage[] } | { id: number; error: string } | { id: number; crash: string };
+type WorkerReply =
+  | { ready: true }
+  | { id: number; loaded: true }
+  | { id: number; passages: Passage[] }
+  | { id: number; error: string; retire?: true }
+  | { id: number; crash: string };
 
 interface PoolWorker {
   thread: Worker;
   /** The parse it runs, ended by its reply, its timer or the thread's end. */
   current?: { id: number; finish: (result: ParseResult) => void };
   idle?: NodeJS.Timeout;
+  /** Its parsers are loaded (it said so). */
+  ready: boolean;
+  /** The process's resident memory when its parse began, once loaded: what the parse's growth is measured from. */
+  baseline?: number;
+  /** Its last file passed a reader's limit, or it crashed: it is not kept. */
+  spent?: boolean;
 }
+
+/** How often the process's memory is read while a parse runs. */
+const MEMORY_WATCH_MS = 50;
 
 export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, concurrency = 2, idleMs = 60_000 }: DocumentParserOptions = {}) {
   const idleWorkers: PoolWorker[] = [];
@@ -36,19 +57,34 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
   let running = 0;
   let nextId = 0;
   const limitText = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
+  const memoryError = `Reading the file needed more than ${maxMemoryMb} MB of memory, the limit; it may be damaged or too complex.`;
+  const limitBytes = maxMemoryMb * 1024 * 1024;
+  // Threads share the process: a parse is ended when the process grew past the limit since it began (so two
+  // running at once may both be), its worker's loading not counted.
+  const watchdog = watchMemory((rss) => {
+    for (const worker of all) if (worker.current && worker.baseline !== undefined && rss - worker.baseline > limitBytes) endWith(worker, { error: memoryError });
+  });
 
   function spawn(): PoolWorker {
     const worker: PoolWorker = {
+      ready: false,
       thread: new Worker(new URL('./parser-worker.mjs', import.meta.url), {
-        resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+        resourceLimits: { maxOldGenerationSizeMb: Math.max(1, Math.floor(maxMemoryMb / concurrency)), maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       }),
     };
-    const end = (result: ParseResult) => {
-      retire(worker);
-      worker.current?.finish(result);
-    };
+    const end = (result: ParseResult) => endWith(worker, result);
     worker.thread.on('message', (reply: WorkerReply) => {
-      if ('ready' in reply || reply.id !== worker.current?.id) return;
+      if ('ready' in reply) {
+        worker.ready = true;
+        if (worker.current) worker.baseline = process.memoryUsage.rss();
+        return;
+      }
+      if (reply.id !== worker.current?.id) return;
+      if ('loaded' in reply) {
+        worker.baseline = process.memoryUsage.rss();
+        return;
+      }
+      if ('crash' in reply || ('retire' in reply && reply.retire)) worker.spent = true;
       if ('crash' in reply) worker.current.finish({ error: `The file could not be read: the parser failed (${reply.crash}).` });
       else worker.current.finish('passages' in reply ? { passages: reply.passages } : { error: reply.error });
     });
@@ -56,13 +92,19 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
       end({
         error:
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? `Reading the file needed more than ${maxMemoryMb} MB of memory, the limit; it may be damaged or too complex.`
+            ? memoryError
             : `The file could not be read: the parser failed (${error.message.slice(0, 300)}).`,
       });
     });
     worker.thread.on('exit', (code) => end({ error: `The file could not be read: the parser stopped unexpectedly (exit code ${code}).` }));
     all.add(worker);
     return worker;
+  }
+
+  /** Ends the worker; its parse, if one runs, ends with `result`. */
+  function endWith(worker: PoolWorker, result: ParseResult): void {
+    retire(worker);
+    worker.current?.finish(result);
   }
 
   /** Takes a worker out of the pool and ends its thread. */
@@ -76,6 +118,9 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
 
   function release(worker: PoolWorker): void {
     running -= 1;
+    if (running === 0) watchdog.stop();
+    // A bomb stopped at its limit may have made its worker hold much: it is not kept.
+    if (worker.spent) retire(worker);
     if (all.has(worker)) {
       // Idle, the thread neither keeps the process alive nor lives on unused.
       worker.thread.unref();
@@ -89,6 +134,7 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
   async function parse(bytes: Buffer, kind: DocumentKind): Promise<ParseResult> {
     if (running >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
     running += 1;
+    watchdog.start();
     const worker = idleWorkers.pop() ?? spawn();
     clearTimeout(worker.idle);
     worker.thread.ref();
@@ -105,10 +151,12 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
         function finish(result: ParseResult): void {
           if (worker.current?.id !== id) return;
           worker.current = undefined;
+          worker.baseline = undefined;
           clearTimeout(timer);
           resolve(result);
         }
         worker.current = { id, finish };
+        if (worker.ready) worker.baseline = process.memoryUsage.rss();
         worker.thread.postMessage({ id, bytes: copy.buffer, kind }, [copy.buffer]);
       });
     } finally {
@@ -120,9 +168,26 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
     parse,
     /** Ends every worker (the app is closing); parses in flight fail. */
     async close(): Promise<void> {
+      watchdog.stop();
       await Promise.all([...all].map((worker) => worker.thread.terminate()));
     },
   };
 }
 
 export type DocumentParser = ReturnType<typeof createDocumentParser>;
+
+/** Calls `check` with the process's resident memory every MEMORY_WATCH_MS from `start()` to `stop()`. */
+function watchMemory(check: (rss: number) => void) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    start(): void {
+      if (timer) return;
+      timer = setInterval(() => check(process.memoryUsage.rss()), MEMORY_WATCH_MS);
+      timer.unref();
+    },
+    stop(): void {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

@@ -1,19 +1,21 @@
 // A document's text as blocks (headings with their level, paragraphs), from the bytes of each accepted kind. The
 // bytes decide what a file is: one whose content is not what its name says fails with a sentence saying what it
 // is. Runs in the parser's worker thread (document-parser.ts), never on the server's event loop.
-//   PDF: pdfjs-dist's text layer; headings are lines set larger than the body text (PDFs rarely say which are).
-//   DOCX: mammoth's HTML (Word's Heading styles become h1–h6), then as HTML.
+//   PDF: pdfjs-dist's text layer, once its streams were found to inflate within their limits (pdf-limits.ts); headings are lines set larger than the body text (PDFs rarely say which are).
+//   DOCX: its XML streamed (docx-text.ts), every inflated byte counted; Word's Heading styles are headings.
 //   Markdown: marked's tokens (ATX and setext headings, lists, tables, code, quotes).
 //   HTML: htmlparser2's events (h1–h6; script, style and the like skipped).
 //   Plain text: paragraphs at blank lines; a short line standing alone without closing punctuation is a heading.
 import type { DocumentKind } from '@parley/contracts';
 import { fileTypeFromBuffer } from 'file-type';
 import { Parser } from 'htmlparser2';
-import mammoth from 'mammoth';
 import { marked, type Token, type Tokens } from 'marked';
+import { clean, type Block } from './blocks.ts';
 import { DocumentError } from './document-error.ts';
+import { docxBlocks } from './docx-text.ts';
+import { checkPdfLimits, MAX_PDF_PAGES } from './pdf-limits.ts';
 
-export type Block = { type: 'heading'; level: number; text: string } | { type: 'paragraph'; text: string };
+export { clean, type Block };
 
 /** The document cannot be used; `message` is the sentence shown to its owner. */
 export { DocumentError };
@@ -38,24 +40,21 @@ function describe(ext: string, mime: string): string {
   return `a ${ext.toUpperCase()} file`;
 }
 
-/** Whitespace runs to one space, the ends trimmed. */
-export function clean(text: string): string {
-  return text.replace(/[\s\u00a0]+/g, ' ').trim();
-}
-
 /** The blocks of a file claimed to be `kind`; DocumentError when it is not that, or cannot be read. */
 export async function documentBlocks(bytes: Uint8Array, kind: DocumentKind): Promise<Block[]> {
   if (bytes.length === 0) throw new DocumentError('The file is empty.');
+  // Text in UTF-16 with its byte order mark: file-type would take the mark for an MPEG audio frame.
+  const utf16 = utf16Encoding(bytes);
   let found: { ext: string; mime: string } | undefined;
   try {
-    found = await fileTypeFromBuffer(bytes);
+    found = utf16 ? undefined : await fileTypeFromBuffer(bytes);
   } catch {
     found = undefined;
   }
   const claimed = KIND_NAMES[kind];
   if (kind === 'pdf' || kind === 'docx') {
     if (found?.ext !== kind) {
-      const what = found ? describe(found.ext, found.mime) : looksLikeText(bytes) ? 'text' : 'not a format Parley reads';
+      const what = found ? describe(found.ext, found.mime) : utf16 || looksLikeText(bytes) ? 'text' : 'not a format Parley reads';
       throw new DocumentError(`The file is named as ${claimed}, but its content is ${what}.`);
     }
     return kind === 'pdf' ? pdfBlocks(bytes) : docxBlocks(bytes);
@@ -64,7 +63,7 @@ export async function documentBlocks(bytes: Uint8Array, kind: DocumentKind): Pro
   if (found && !['xml', 'html'].includes(found.ext)) {
     throw new DocumentError(`The file is named as ${claimed}, but its content is ${describe(found.ext, found.mime)}.`);
   }
-  const text = decodeText(bytes, claimed);
+  const text = decodeText(bytes, claimed, utf16);
   if (kind === 'markdown') return markdownBlocks(text);
   if (kind === 'html') return htmlBlocks(text);
   return textBlocks(text);
@@ -79,12 +78,23 @@ function looksLikeText(bytes: Uint8Array): boolean {
   }
 }
 
-/** UTF-8 (a BOM is dropped) without NUL or other control characters but tab, line ends and form feed. */
-function decodeText(bytes: Uint8Array, claimed: string): string {
+/** UTF-16 when the bytes start with its byte order mark (FF FE little-endian, FE FF big-endian). */
+function utf16Encoding(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+/**
+ * UTF-8, or UTF-16 that starts with its byte order mark (the mark is dropped), without NUL or other control
+ * characters but tab, line ends and form feed.
+ */
+function decodeText(bytes: Uint8Array, claimed: string, utf16: 'utf-16le' | 'utf-16be' | undefined): string {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    text = new TextDecoder(utf16 ?? 'utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
+    if (utf16) throw new DocumentError(`The file is named as ${claimed}, but its content is not valid UTF-16 text; save it as UTF-8 and upload it again.`);
     throw new DocumentError(`The file is named as ${claimed}, but its content is not UTF-8 text; save it as UTF-8 and upload it again.`);
   }
   // eslint-disable-next-line no-control-regex
@@ -109,6 +119,7 @@ const HEADING_SCALE = 1.15;
 const HEADING_MAX_CHARS = 150;
 
 async function pdfBlocks(bytes: Uint8Array): Promise<Block[]> {
+  await checkPdfLimits(bytes);
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   // Copied: pdf.js takes over (detaches) the buffer it is given.
   const task = getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, verbosity: 0 });
@@ -124,6 +135,9 @@ async function pdfBlocks(bytes: Uint8Array): Promise<Block[]> {
     throw new DocumentError(`The PDF cannot be read (${clean((error as Error | undefined)?.message ?? String(error)).slice(0, 200)}).`);
   }
   try {
+    if (pdf.numPages > MAX_PDF_PAGES) {
+      throw new DocumentError(`The PDF has more than ${MAX_PDF_PAGES.toLocaleString('en')} pages, the limit; split it into smaller files.`, { limit: true });
+    }
     const lines: PdfLine[] = [];
     for (let number = 1; number <= pdf.numPages; number++) {
       const page = await pdf.getPage(number);
@@ -197,18 +211,6 @@ function pdfLinesToBlocks(lines: PdfLine[]): Block[] {
   }
   flush();
   return blocks;
-}
-
-// --- DOCX ----------------------------------------------------------------------------------------------------
-
-async function docxBlocks(bytes: Uint8Array): Promise<Block[]> {
-  let html: string;
-  try {
-    html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })).value;
-  } catch (error) {
-    throw new DocumentError(`The Word document cannot be read (${clean((error as Error | undefined)?.message ?? String(error)).slice(0, 200)}).`);
-  }
-  return htmlBlocks(html);
 }
 
 // --- HTML ----------------------------------------------------------------------------------------------------

@@ -12,10 +12,16 @@ const { readDocument } = await import(`./read-document${extension}`);
 const { DocumentError } = await import(`./document-text${extension}`);
 parentPort.on('message', async ({ id, bytes, kind }) => {
   try {
+    // PDF.js is loaded on a worker's first PDF (tens of MB, hundreds under tsx): the parse's memory, which the parser
+    // watches, is measured from once it is loaded.
+    if (kind === 'pdf') {
+      await import('pdfjs-dist/legacy/build/pdf.mjs');
+      parentPort.postMessage({ id, loaded: true });
+    }
     const passages = await readDocument(new Uint8Array(bytes), kind);
     parentPort.postMessage({ id, passages });
   } catch (error) {
-    if (error instanceof DocumentError) parentPort.postMessage({ id, error: error.message });
+    if (error instanceof DocumentError) parentPort.postMessage({ id, error: error.message, ...(error.limit ? { retire: true } : {}) });
     else parentPort.postMessage({ id, crash: String(error?.message ?? error).slice(0, 300) });
   }
 });
