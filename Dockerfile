@@ -14,7 +14,7 @@ COPY packages/sdk/package.json packages/sdk/
 COPY packages/server/package.json packages/server/
 COPY packages/web/package.json packages/web/
 COPY packages/widget/package.json packages/widget/
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN node packages/server/build.mjs && node packages/web/build.mjs && node packages/widget/build.mjs
 
@@ -27,7 +27,7 @@ COPY packages/sdk/package.json packages/sdk/
 COPY packages/server/package.json packages/server/
 COPY packages/web/package.json packages/web/
 COPY packages/widget/package.json packages/widget/
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf /root/.npm
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 # What runs: the built JavaScript, the migrations, the bundles and the production node_modules.
 FROM ${NODE_IMAGE}

@@ -28,6 +28,7 @@ skip() {
 }
 say() { printf '\n--- image test: %s (%ds)\n' "$*" "$((SECONDS - started))"; }
 
+[ -d node_modules/pg ] || { echo "image test: run npm ci first (its checks use pg and ioredis)" >&2; exit 1; }
 command -v buildah >/dev/null || skip "buildah is not installed (Debian package buildah)"
 command -v mmdebstrap >/dev/null || skip "mmdebstrap is not installed (Debian package mmdebstrap)"
 # Can buildah work at all here (storage driver, user namespaces)? A scratch container costs nothing.
