@@ -163,7 +163,8 @@ smoke "embedded database" pglite
 if node scripts/ci/check-service.mjs postgres "$pg_server" && node scripts/ci/check-service.mjs redis "$redis_url"; then
   db="parley_image_$$_$RANDOM"
   node scripts/ci/pg-admin.mjs "$pg_server" create "$db"
-  trap 'node scripts/ci/pg-admin.mjs "$pg_server" drop-prefix "$db" || true; cleanup' EXIT
+  # Dropped after the run, keeping the run's exit status (cleanup reads it).
+  trap 'status=$?; node scripts/ci/pg-admin.mjs "$pg_server" drop-prefix "$db" || true; (exit $status); cleanup' EXIT
   smoke "PostgreSQL and Redis" postgres -e "DATABASE_URL=${pg_server%/*}/$db" -e "REDIS_URL=$redis_url"
 else
   echo "image test FAILED: PostgreSQL at ${pg_server#*@} or Redis at ${redis_url#*//} does not answer" >&2
