@@ -1,6 +1,7 @@
 // Environment → typed, validated configuration (docs/architecture.md, Operational contract). Read once, at start.
 import { isIP } from 'node:net';
 import path from 'node:path';
+import type { S3Settings } from './files/s3-file-storage.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -47,6 +48,8 @@ export interface Config {
   smtpFrom: string;
   /** ALERT_EMAIL_DELAY_SECONDS: how long a chat needing a person waits for a member to be online before alert e-mails go out. */
   alertEmailDelaySeconds: number;
+  /** S3_BUCKET and the other S3_*: files in S3-compatible object storage; unset: in DATA_DIR/files. */
+  s3: S3Settings | undefined;
 }
 
 export interface CrmApis {
@@ -218,6 +221,48 @@ function optionalPath(env: Env, name: string, cwd: string): string | undefined {
   return raw === undefined ? undefined : path.resolve(cwd, raw);
 }
 
+const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const S3_VARIABLES = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'];
+
+/** An http(s) base URL, never echoed (a URL with a key in it would show it); kept without a trailing slash. */
+function s3Endpoint(env: Env): string | undefined {
+  const raw = url(env, 'S3_ENDPOINT', ['http:', 'https:'], true);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+    throw new ConfigError('S3_ENDPOINT', 'must be a base URL without credentials, query or fragment (the keys go in S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)');
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** The object storage of files: all of it with S3_BUCKET, none of it without (a stray S3_* is a mistake, refused). */
+function s3(env: Env): S3Settings | undefined {
+  const bucket = text(env, 'S3_BUCKET');
+  if (bucket === undefined) {
+    const stray = S3_VARIABLES.find((name) => text(env, name) !== undefined);
+    if (stray) throw new ConfigError('S3_BUCKET', `must be set when ${stray} is (files are in DATA_DIR/files without it)`);
+    return undefined;
+  }
+  if (!S3_BUCKET_NAME.test(bucket)) {
+    throw new ConfigError('S3_BUCKET', `must be a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens (got "${bucket}")`);
+  }
+  const region = text(env, 'S3_REGION') ?? 'us-east-1';
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError('S3_REGION', `must be a region name like us-east-1 (got "${region}")`);
+  const accessKeyId = text(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = text(env, 'S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError(accessKeyId === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY', 'must be set together with the other S3 key variable');
+  }
+  return {
+    bucket,
+    endpoint: s3Endpoint(env),
+    region,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', false),
+  };
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const listenHost = host(env, 'HOST', '127.0.0.1');
@@ -265,5 +310,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'], true),
     smtpFrom: sender(env, 'SMTP_FROM', `Parley <no-reply@${isIP(publicHost) === 0 ? publicHost : 'localhost'}>`),
     alertEmailDelaySeconds: integer(env, 'ALERT_EMAIL_DELAY_SECONDS', 60, 0, 86_400),
+    s3: s3(env),
   };
 }

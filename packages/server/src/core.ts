@@ -12,6 +12,7 @@ import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
 import type { Database, Executor, Listen } from './db/client.ts';
 import { startVacuum } from './db/vacuum.ts';
 import { createLocalFileStorage } from './files/file-storage.ts';
+import { createS3FileStorage } from './files/s3-file-storage.ts';
 import { createUploadReader } from './http/public/uploads.ts';
 import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts';
 import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
@@ -108,7 +109,8 @@ export async function createCore(app: FastifyInstance, deps: AppDeps): Promise<K
   });
   app.addHook('preClose', () => unlistenCache());
 
-  const fileStorage = createLocalFileStorage(path.join(config.dataDir, 'files'));
+  const filesDir = path.join(config.dataDir, 'files');
+  const fileStorage = config.s3 ? createS3FileStorage(config.s3, path.join(filesDir, '.incoming')) : createLocalFileStorage(filesDir);
   const jobs = createJobQueue({ db, logger, ownsDatabase: deps.ownsDatabase ?? false });
   let unlistenJobs = async () => {};
   const jobWorkers: Workers = {

@@ -31,6 +31,7 @@ test('defaults', () => {
     smtpUrl: undefined,
     smtpFrom: 'Parley <no-reply@localhost>',
     alertEmailDelaySeconds: 60,
+    s3: undefined,
   });
 });
 
@@ -63,9 +64,32 @@ test('every variable is read', () => {
       SHUTDOWN_GRACE_SECONDS: '45',
       SMTP_URL: 'smtp://mailer:pass@mail.example.com:587',
       SMTP_FROM: 'Support <support@example.com>',
+      S3_BUCKET: 'parley-files',
+      S3_ENDPOINT: 'http://minio:9000/',
+      S3_REGION: 'eu-central-1',
+      S3_ACCESS_KEY_ID: 'parley',
+      S3_SECRET_ACCESS_KEY: 'hunter2-secret',
+      S3_FORCE_PATH_STYLE: 'true',
     },
     '/',
   );
+  assert.deepEqual(config.s3, {
+    bucket: 'parley-files',
+    endpoint: 'http://minio:9000',
+    region: 'eu-central-1',
+    accessKeyId: 'parley',
+    secretAccessKey: 'hunter2-secret',
+    forcePathStyle: true,
+  });
+  // The bucket alone: AWS's endpoint for us-east-1, the SDK's own credentials (AWS_* variables, roles).
+  assert.deepEqual(loadConfig({ S3_BUCKET: 'files.example.com' }).s3, {
+    bucket: 'files.example.com',
+    endpoint: undefined,
+    region: 'us-east-1',
+    accessKeyId: undefined,
+    secretAccessKey: undefined,
+    forcePathStyle: false,
+  });
   assert.deepEqual(config.trustProxy, ['10.0.0.5', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
   assert.deepEqual(config.messengerApis, {
     telegram: 'http://127.0.0.1:8081',
@@ -125,6 +149,15 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ SHUTDOWN_GRACE_SECONDS: '0' }, 'Invalid configuration: SHUTDOWN_GRACE_SECONDS must be an integer from 1 to 3600 (got "0")'],
     [{ SHUTDOWN_GRACE_SECONDS: '2.5' }, 'Invalid configuration: SHUTDOWN_GRACE_SECONDS must be an integer from 1 to 3600 (got "2.5")'],
     [{ METRICS_PORT: '3000' }, 'Invalid configuration: METRICS_PORT must differ from PORT (both 3000)'],
+    [{ S3_ENDPOINT: 'http://minio:9000' }, 'Invalid configuration: S3_BUCKET must be set when S3_ENDPOINT is (files are in DATA_DIR/files without it)'],
+    [{ S3_SECRET_ACCESS_KEY: 'hunter2' }, 'Invalid configuration: S3_BUCKET must be set when S3_SECRET_ACCESS_KEY is (files are in DATA_DIR/files without it)'],
+    [{ S3_BUCKET: 'Parley_Files' }, 'Invalid configuration: S3_BUCKET must be a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens (got "Parley_Files")'],
+    [{ S3_BUCKET: 'parley', S3_REGION: 'EU West' }, 'Invalid configuration: S3_REGION must be a region name like us-east-1 (got "EU West")'],
+    [{ S3_BUCKET: 'parley', S3_SECRET_ACCESS_KEY: 'hunter2' }, 'Invalid configuration: S3_ACCESS_KEY_ID must be set together with the other S3 key variable'],
+    [{ S3_BUCKET: 'parley', S3_ACCESS_KEY_ID: 'parley' }, 'Invalid configuration: S3_SECRET_ACCESS_KEY must be set together with the other S3 key variable'],
+    [{ S3_BUCKET: 'parley', S3_ENDPOINT: 'minio:9000' }, 'Invalid configuration: S3_ENDPOINT must be a URL starting with http:// or https://'],
+    [{ S3_BUCKET: 'parley', S3_ENDPOINT: 'http://parley:hunter2@minio:9000' }, 'Invalid configuration: S3_ENDPOINT must be a base URL without credentials, query or fragment (the keys go in S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)'],
+    [{ S3_BUCKET: 'parley', S3_FORCE_PATH_STYLE: 'yes' }, 'Invalid configuration: S3_FORCE_PATH_STYLE must be "true" or "false" (got "yes")'],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => {

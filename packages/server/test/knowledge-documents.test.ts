@@ -76,10 +76,10 @@ async function storedPassages(documentId: string) {
   );
 }
 
-/** Files in the app's file store (uploads waiting for their parse, and any left behind). */
+/** Files in the app's file store (uploads waiting for their parse, and any left behind), local or in S3. */
 async function storedFiles(): Promise<string[]> {
   const root = path.join(t.dataDir, 'files');
-  const found: string[] = [];
+  const found: string[] = t.s3 ? await t.s3.objectKeys() : [];
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])) {
     if (entry.isFile()) found.push(path.join(entry.parentPath, entry.name));
   }

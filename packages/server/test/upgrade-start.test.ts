@@ -1,9 +1,10 @@
 // Upgrades (docs/operations.md, Upgrades): migrations run at start, and several processes of a new version may start
 // at once against one PostgreSQL database that an older version left behind. One of them migrates (an advisory
-// lock), the others wait for it; all come up ready and every migration is applied once.
+// lock), the others wait for it; all come up ready and every migration is applied once. The operator CLI's `migrate`
+// (compose.scale.yaml runs it once before the replicas) does the same alone and exits.
 // Only on a PostgreSQL server (DATABASE_URL): with PGlite one process owns the database.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,3 +109,41 @@ test(
     assert.equal(login.status, 200, await login.text());
   },
 );
+
+/** `npm run -s admin -- migrate` with this DATABASE_URL (none: unset): its exit code and its one JSON line. */
+function adminMigrate(databaseUrl: string | undefined): { status: number | null; json: unknown } {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'packages/server/src/cli/admin.ts', 'migrate'], { cwd: root, env, encoding: 'utf8' });
+  return { status: result.status, json: JSON.parse(result.stdout) };
+}
+
+test('admin migrate: an older database gets the missing migrations, once; a second run has nothing to do', { skip: serverUrl ? false : 'DATABASE_URL is not set (CI runs the suite on PostgreSQL too)', timeout: 120_000 }, async () => {
+  assert.ok(serverUrl);
+  const database = await createServerDatabase(serverUrl);
+  cleanups.push(database.drop);
+  const journal = JSON.parse(await readFile(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as Journal;
+  const work = await mkdtemp(path.join(os.tmpdir(), 'parley-migrate-'));
+  cleanups.push(() => rm(work, { recursive: true, force: true }));
+  const older = path.join(work, 'older-drizzle');
+  await cp(MIGRATIONS_FOLDER, older, { recursive: true });
+  await writeFile(path.join(older, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, OLDER_VERSION_MIGRATIONS) }));
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  cleanups.push(() => pool.end());
+  await migrate(drizzle(pool), { migrationsFolder: older });
+
+  for (let run = 0; run < 2; run += 1) {
+    assert.deepEqual(adminMigrate(database.url), { status: 0, json: { database: 'postgres', migrations: journal.entries.length } });
+    const hashes = await pool.query<{ hash: string }>('SELECT hash FROM drizzle.__drizzle_migrations');
+    assert.equal(hashes.rows.length, journal.entries.length);
+    assert.equal(new Set(hashes.rows.map((row) => row.hash)).size, journal.entries.length, 'no migration recorded twice');
+  }
+});
+
+test('admin migrate without DATABASE_URL: exit 1, the embedded database migrates at the start of its server', () => {
+  assert.deepEqual(adminMigrate(undefined), {
+    status: 1,
+    json: { error: 'DATABASE_URL is not set: the embedded database is migrated by the server at its start' },
+  });
+});

@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, pgDumpCommand, restoreBackup, writeBackup } from '../backup/backup.ts';
-import { openDatabase, pgliteDir } from '../db/client.ts';
+import { sql } from 'drizzle-orm';
+import { openDatabase, pgliteDir, queryRows } from '../db/client.ts';
 import { DataDirLockedError, lockDataDir } from '../db/data-dir-lock.ts';
 
 const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this text)
@@ -19,6 +20,7 @@ const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this 
   remove-member    --member ID                     (every session of theirs ends at once; not the owner)
   backup           --out FILE                      (embedded database and DATA_DIR's files; a new file)
   restore          --in FILE                       (into an empty or new DATA_DIR; no server running on it)
+  migrate                                          (DATABASE_URL's migrations, then exit; servers also migrate at start)
 options: --url URL (default PARLEY_URL or http://HOST:PORT), token from ADMIN_TOKEN or DATA_DIR/admin-token`;
 
 function print(value: unknown, exitCode: number): never {
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   if (command === 'backup' || command === 'restore') return backupCommand(command, values);
+  if (command === 'migrate') return migrateCommand();
   let request: { method: string; path: string; body?: unknown };
   switch (command) {
     case 'create-account':
@@ -208,6 +211,28 @@ async function backupCommand(command: 'backup' | 'restore', values: { out?: stri
   } catch (error) {
     if (error instanceof BackupError) return print({ error: error.message }, 1);
     throw error;
+  }
+}
+
+/**
+ * migrate: applies DATABASE_URL's missing migrations (under the same advisory lock as a starting server) and exits,
+ * so that a deployment can migrate once before its processes start (compose.scale.yaml's `migrate` service).
+ */
+async function migrateCommand(): Promise<never> {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) return print({ error: 'DATABASE_URL is not set: the embedded database is migrated by the server at its start' }, 1);
+  let database;
+  try {
+    database = await openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 2 }); // the migration lock holds one
+  } catch (error) {
+    // pg's message names the cause (refused, authentication, unknown database), never the password.
+    return print({ error: `migrating failed: ${(error as Error).message}` }, 1);
+  }
+  try {
+    const [row] = await queryRows<{ count: number }>(database.db, sql`SELECT count(*)::int AS count FROM drizzle.__drizzle_migrations`);
+    return print({ database: 'postgres', migrations: row?.count ?? 0 }, 0);
+  } finally {
+    await database.close();
   }
 }
 

@@ -38,6 +38,8 @@ export type AppConfig = Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllow
     smtpFrom?: string;
     /** ALERT_EMAIL_DELAY_SECONDS (default 60). */
     alertEmailDelaySeconds?: number;
+    /** S3_*: files in object storage (default: DATA_DIR/files). */
+    s3?: Config['s3'];
   };
 
 /** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */

@@ -9,8 +9,10 @@ import { buildApp } from '../../src/app.ts';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import type { LogLevel } from '../../src/config.ts';
+import type { S3Settings } from '../../src/files/s3-file-storage.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openTestDatabase } from './database.ts';
+import { startFakeS3, type FakeS3 } from './fake-s3.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
 export const JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
@@ -30,8 +32,10 @@ export interface TestApp {
   url: string;
   app: FastifyInstance;
   database: DatabaseHandle;
-  /** The app's DATA_DIR (stored files under `files/`). */
+  /** The app's DATA_DIR (stored files under `files/`, unless in object storage). */
   dataDir: string;
+  /** The local S3 server the app keeps its files in, when PARLEY_TEST_S3=1 made one (see startTestApp). */
+  s3: FakeS3 | undefined;
   /** Every log line the app wrote. */
   logs: string[];
   request<T = unknown>(
@@ -96,6 +100,8 @@ export interface TestAppOptions {
   smtpUrl?: string;
   /** ALERT_EMAIL_DELAY_SECONDS (default 60). */
   alertEmailDelaySeconds?: number;
+  /** S3_*: files in object storage (a local S3 server of the test, support/fake-s3.ts) instead of DATA_DIR/files. */
+  s3?: S3Settings;
 }
 
 /** A port that was free a moment ago (for apps that must know their address before they listen). */
@@ -122,8 +128,15 @@ async function fetchOnce(target: URL, init: RequestInit): Promise<Response> {
   }
 }
 
+/**
+ * PARLEY_TEST_S3=1 (CI runs the file tests so once more): every app without its own `s3` keeps its files in a local
+ * S3 server of its own (support/fake-s3.ts) instead of DATA_DIR/files.
+ */
+const FILES_IN_S3 = process.env.PARLEY_TEST_S3 === '1';
+
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const ownDatabase = options.database === undefined;
+  const ownS3 = options.s3 === undefined && FILES_IN_S3 ? await startFakeS3() : undefined;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-test-'));
   const database = options.database ?? (await openTestDatabase());
   const logs: string[] = [];
@@ -153,6 +166,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       smtpUrl: options.smtpUrl,
       smtpFrom: 'Parley Team <team@parley.test>',
       ...(options.alertEmailDelaySeconds !== undefined ? { alertEmailDelaySeconds: options.alertEmailDelaySeconds } : {}),
+      s3: options.s3 ?? ownS3?.settings,
     },
     db: database.db,
     logger: createLogger(options.logLevel ?? 'info', sink),
@@ -195,6 +209,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     app,
     database,
     dataDir,
+    s3: ownS3,
     logs,
     request,
     admin,
@@ -230,6 +245,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await app.close();
       if (ownDatabase) await database.close();
+      await ownS3?.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
