@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   let releaseDataDir = () => {};
   if (!config.databaseUrl) {
     try {
-      releaseDataDir = lockDataDir(config.dataDir);
+      releaseDataDir = await lockDataDir(config.dataDir);
     } catch (error) {
       if (error instanceof DataDirLockedError) fail(error.message);
       throw error;
