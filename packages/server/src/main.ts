@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const statementCounter = countFile === undefined ? undefined : createStatementCounter();
   if (statementCounter && countFile) reportStatementsOnSignal(statementCounter, countFile);
   const database = await openDatabase({
-    ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir), sharedBuffers: config.pgliteSharedBuffers }),
+    ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl, timeouts: config.databaseTimeouts } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir), sharedBuffers: config.pgliteSharedBuffers }),
     statementCounter,
   });
   const handBack = new AbortController();
