@@ -1,6 +1,7 @@
 // Process entry: reads the environment once, checks the address can be listened on, opens the database,
 // builds the app, listens, and stops cleanly on SIGTERM or SIGINT within SHUTDOWN_GRACE_SECONDS (see `stopOnSignals`).
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { BackupError, writeBackup, type DumpWithFiles } from './backup/backup.ts';
@@ -9,6 +10,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
 import { createStatementCounter, reportStatementsOnSignal } from './db/statement-counter.ts';
 import { DataDirLockedError, lockDataDir } from './db/data-dir-lock.ts';
+import { separateDataDirWarning, sharesFileStore } from './files/file-store-identity.ts';
 import { loadOrCreateSecret } from './lib/secrets.ts';
 import { createLogger } from './logger.ts';
 
@@ -92,6 +94,10 @@ async function main(): Promise<void> {
     ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl, timeouts: config.databaseTimeouts } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir), sharedBuffers: config.pgliteSharedBuffers }),
     statementCounter,
   });
+  // With PGlite the database lives in DATA_DIR: nothing to share. With a server, every process must see one store.
+  if (database.kind === 'postgres' && !(await sharesFileStore(database.db, path.join(config.dataDir, 'files')))) {
+    logger.warn({ dataDir: config.dataDir }, separateDataDirWarning(config.dataDir));
+  }
   const handBack = new AbortController();
   const app = await buildApp({
     config: { ...config, adminToken, jwtSecret, secretsKey },

@@ -866,3 +866,14 @@ export const crmLinks = pgTable(
     check('crm_links_status_check', sql`${t.status} in ('pending', 'synced', 'failed')`),
   ],
 );
+
+/** The file store the processes on this database share (files/file-store-identity.ts): one row. */
+export const fileStore = pgTable(
+  'file_store',
+  {
+    singleton: boolean('singleton').primaryKey().notNull().default(true),
+    storeId: text('store_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [check('file_store_singleton_check', sql`${t.singleton}`)],
+);
