@@ -3,7 +3,7 @@
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { pino } from 'pino';
-import { buildApp } from './app.ts';
+import type { buildApp } from './app.ts';
 import { BackupError, writeBackup, type DumpWithFiles } from './backup/backup.ts';
 import { Errors } from './errors.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -48,6 +48,9 @@ async function checkListenAddress(host: string, port: number, variable = 'PORT')
 }
 
 async function main(): Promise<void> {
+  // The app's modules (about half of a restart) load while the environment is checked and the database opens.
+  const appModule = import('./app.ts');
+  appModule.catch(() => {}); // a failure is reported where it is awaited
   let config;
   try {
     config = loadConfig(process.env);
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
     logger.warn({ dataDir: config.dataDir }, separateDataDirWarning(config.dataDir));
   }
   const handBack = new AbortController();
+  const { buildApp } = await appModule;
   const app = await buildApp({
     config: { ...config, adminToken, jwtSecret, secretsKey },
     db: database.db,
