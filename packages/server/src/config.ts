@@ -11,6 +11,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Bounds on waiting for a PostgreSQL server (DATABASE_URL only), so a silent database fails requests instead of hanging them. */
+  databaseTimeouts: DatabaseTimeouts;
   redisUrl: string | undefined;
   /** Operator API token; when unset, main generates one and keeps it in DATA_DIR. */
   adminToken: string | undefined;
@@ -51,6 +53,17 @@ export interface Config {
   /** S3_BUCKET and the other S3_*: files in S3-compatible object storage; unset: in DATA_DIR/files. */
   s3: S3Settings | undefined;
 }
+
+export interface DatabaseTimeouts {
+  /** DATABASE_CONNECT_TIMEOUT_MS: a new connection, or a free one of the pool, within this or the request fails. */
+  connectMs: number;
+  /** DATABASE_STATEMENT_TIMEOUT_MS: PostgreSQL's `statement_timeout`; the client gives up on an answer a second later. */
+  statementMs: number;
+  /** DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: PostgreSQL's `idle_in_transaction_session_timeout`. */
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 15_000, idleInTransactionMs: 60_000 };
 
 export interface CrmApis {
   hubspot: string;
@@ -282,6 +295,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     host: listenHost,
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true),
+    databaseTimeouts: {
+      connectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 600_000),
+      statementMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 3_600_000),
+      idleInTransactionMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
+    },
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),
     adminToken: secret(env, 'ADMIN_TOKEN', 32),
     publicUrl: (publicUrl ?? `http://${urlHost}:${port}`).replace(/\/+$/, ''),

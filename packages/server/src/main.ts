@@ -1,14 +1,16 @@
 // Process entry: reads the environment once, checks the address can be listened on, opens the database,
 // builds the app, listens, and stops cleanly on SIGTERM or SIGINT within SHUTDOWN_GRACE_SECONDS (see `stopOnSignals`).
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { pino } from 'pino';
-import { buildApp } from './app.ts';
+import type { buildApp } from './app.ts';
 import { BackupError, writeBackup, type DumpWithFiles } from './backup/backup.ts';
 import { Errors } from './errors.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
 import { createStatementCounter, reportStatementsOnSignal } from './db/statement-counter.ts';
 import { DataDirLockedError, lockDataDir } from './db/data-dir-lock.ts';
+import { separateDataDirWarning, sharesFileStore } from './files/file-store-identity.ts';
 import { loadOrCreateSecret } from './lib/secrets.ts';
 import { createLogger } from './logger.ts';
 
@@ -46,6 +48,9 @@ async function checkListenAddress(host: string, port: number, variable = 'PORT')
 }
 
 async function main(): Promise<void> {
+  // The app's modules (about half of a restart) load while the environment is checked and the database opens.
+  const appModule = import('./app.ts');
+  appModule.catch(() => {}); // a failure is reported where it is awaited
   let config;
   try {
     config = loadConfig(process.env);
@@ -62,7 +67,7 @@ async function main(): Promise<void> {
   let releaseDataDir = () => {};
   if (!config.databaseUrl) {
     try {
-      releaseDataDir = lockDataDir(config.dataDir);
+      releaseDataDir = await lockDataDir(config.dataDir);
     } catch (error) {
       if (error instanceof DataDirLockedError) fail(error.message);
       throw error;
@@ -89,10 +94,15 @@ async function main(): Promise<void> {
   const statementCounter = countFile === undefined ? undefined : createStatementCounter();
   if (statementCounter && countFile) reportStatementsOnSignal(statementCounter, countFile);
   const database = await openDatabase({
-    ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir), sharedBuffers: config.pgliteSharedBuffers }),
+    ...(config.databaseUrl ? { kind: 'postgres', url: config.databaseUrl, timeouts: config.databaseTimeouts } : { kind: 'pglite', dataDir: pgliteDir(config.dataDir), sharedBuffers: config.pgliteSharedBuffers }),
     statementCounter,
   });
+  // With PGlite the database lives in DATA_DIR: nothing to share. With a server, every process must see one store.
+  if (database.kind === 'postgres' && !(await sharesFileStore(database.db, path.join(config.dataDir, 'files')))) {
+    logger.warn({ dataDir: config.dataDir }, separateDataDirWarning(config.dataDir));
+  }
   const handBack = new AbortController();
+  const { buildApp } = await appModule;
   const app = await buildApp({
     config: { ...config, adminToken, jwtSecret, secretsKey },
     db: database.db,

@@ -10,6 +10,7 @@ test('defaults', () => {
     host: '127.0.0.1',
     dataDir: path.resolve('/srv/parley/data'),
     databaseUrl: undefined,
+    databaseTimeouts: { connectMs: 5_000, statementMs: 15_000, idleInTransactionMs: 60_000 },
     redisUrl: undefined,
     adminToken: undefined,
     publicUrl: 'http://127.0.0.1:3000',
@@ -64,6 +65,9 @@ test('every variable is read', () => {
       SHUTDOWN_GRACE_SECONDS: '45',
       SMTP_URL: 'smtp://mailer:pass@mail.example.com:587',
       SMTP_FROM: 'Support <support@example.com>',
+      DATABASE_CONNECT_TIMEOUT_MS: '2000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '120000',
       S3_BUCKET: 'parley-files',
       S3_ENDPOINT: 'http://minio:9000/',
       S3_REGION: 'eu-central-1',
@@ -89,6 +93,10 @@ test('every variable is read', () => {
     accessKeyId: undefined,
     secretAccessKey: undefined,
     forcePathStyle: false,
+  });
+  assert.deepEqual(config.databaseTimeouts, { connectMs: 2_000, statementMs: 60_000, idleInTransactionMs: 120_000 });
+  assert.throws(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '5s' }), {
+    message: 'Invalid configuration: DATABASE_STATEMENT_TIMEOUT_MS must be an integer from 100 to 3600000 (got "5s")',
   });
   assert.deepEqual(config.trustProxy, ['10.0.0.5', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback']);
   assert.deepEqual(config.messengerApis, {

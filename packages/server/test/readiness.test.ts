@@ -47,6 +47,10 @@ test('200 when the database answers and every migration is applied; 503 naming w
     const down = await t.request('GET', '/readyz');
     assert.equal(down.status, 503);
     assert.deepEqual(down.body, { status: 'not ready', failed: 'database', detail: 'the database does not answer' });
+    // Liveness stays liveness: 200 degraded naming the database, never a bare 500.
+    const alive = await t.request('GET', '/healthz');
+    assert.equal(alive.status, 200);
+    assert.deepEqual(alive.body, { status: 'degraded', database: 'down' });
   } finally {
     await t.close();
     await database.close().catch(() => undefined);

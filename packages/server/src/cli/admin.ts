@@ -190,7 +190,7 @@ async function backupCommand(command: 'backup' | 'restore', values: { out?: stri
     if (!existsSync(path.join(pgliteDir(dataDir), 'PG_VERSION'))) return print({ error: `no Parley database in DATA_DIR ${dataDir}` }, 1);
     let release: () => void;
     try {
-      release = lockDataDir(dataDir);
+      release = await lockDataDir(dataDir, 0); // a running server makes the backup itself: no wait
     } catch (error) {
       if (error instanceof DataDirLockedError) return send({ method: 'POST', path: '/backup', body: { file: out } }, values.url);
       throw error;

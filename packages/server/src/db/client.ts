@@ -15,8 +15,12 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { pgliteDumper, type DumpWithFiles } from '../backup/backup.ts';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.ts';
 import * as schema from './schema.ts';
 import type { StatementCounter } from './statement-counter.ts';
+
+/** The client waits this much longer than `statement_timeout`: the server's own error comes first when it can answer. */
+const READ_TIMEOUT_MARGIN_MS = 1_000;
 
 const execFileAsync = promisify(execFile);
 
@@ -52,7 +56,7 @@ export const PGLITE_TEMPLATE = fileURLToPath(new URL('../pglite-template.tar', i
 const MIGRATION_LOCK_ID = 7_411_902_337;
 
 export type DatabaseOptions = (
-  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
   /**
    * `dataDir` undefined = in memory; `loadDataDir` starts from a dump (tests use a migrated template);
    * `sharedBuffers`: PostgreSQL's `shared_buffers` (PGLITE_SHARED_BUFFERS; PGlite's own default, 160 MB, when unset).
@@ -64,7 +68,9 @@ export type DatabaseOptions = (
 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  if (options.kind === 'postgres') return openPostgres(options.url, options.poolSize ?? 10, options.statementCounter);
+  if (options.kind === 'postgres') {
+    return openPostgres(options.url, options.poolSize ?? 10, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS, options.statementCounter);
+  }
   return openPglite(options, options.statementCounter);
 }
 
@@ -114,27 +120,50 @@ async function openPglite(
   return { db, kind: 'pglite', listen, close: () => client.close(), dumpWithFiles: pgliteDumper(client) };
 }
 
-async function openPostgres(url: string, poolSize: number, statementCounter: StatementCounter | undefined): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  timeouts: DatabaseTimeouts,
+  statementCounter: StatementCounter | undefined,
+): Promise<DatabaseHandle> {
+  // A server that stops answering (a network partition, a stuck server) must fail queries, not hang them: the
+  // server ends long statements and idle transactions, the client ends waits for a connection and for an answer.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + READ_TIMEOUT_MARGIN_MS,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+  });
   statementCounter?.watchPool(pool);
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema });
   try {
-    // Several processes may start at once against one server: one migrates, the others wait for it.
-    const lockClient = await pool.connect();
-    try {
-      await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-      await migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER });
-    } finally {
-      await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
-      lockClient.release();
-    }
+    await migrateOnce(url, timeouts.connectMs);
   } catch (error) {
     await pool.end();
     throw error;
   }
-  return { db, kind: 'postgres', listen: (channel, onNotify) => listenPostgres(url, channel, onNotify), close: () => pool.end() };
+  const listen: Listen = (channel, onNotify) => listenPostgres(url, timeouts.connectMs, channel, onNotify);
+  return { db, kind: 'postgres', listen, close: () => pool.end() };
+}
+
+/**
+ * Several processes may start at once against one server: one migrates, the others wait for it. On a connection
+ * of its own without the pool's statement timeouts: a migration, or the wait for another process's, may be long.
+ */
+async function migrateOnce(url: string, connectMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectMs });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 const RELISTEN_AFTER_MS = 1_000;
@@ -145,6 +174,7 @@ const RELISTEN_AFTER_MS = 1_000;
  */
 async function listenPostgres(
   url: string,
+  connectMs: number,
   channel: string,
   onNotify: (payload: string | undefined) => void,
 ): Promise<() => Promise<void>> {
@@ -160,7 +190,7 @@ async function listenPostgres(
     retry.unref();
   };
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectMs });
     next.on('notification', (message) => onNotify(message.payload ?? ''));
     next.on('error', () => {
       if (client !== next) return;

@@ -26,13 +26,40 @@ export function migrationsOf(folder: string = MIGRATIONS_FOLDER): Migration[] {
   return journal.entries.map((entry, index) => ({ tag: entry.tag, hash: files[index]?.hash ?? '' }));
 }
 
-/** Undefined when ready. */
-export function createReadinessCheck(db: Database, migrations: Migration[] = migrationsOf()) {
-  return async (): Promise<NotReady | undefined> => {
+/** A probe answers within this, whatever the database does (a silent one included). */
+export const PROBE_TIMEOUT_MS = 1_500;
+
+/** `check`'s answer, or `late` when it has none within `withinMs`. */
+export async function within<T>(withinMs: number, check: Promise<T>, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late), withinMs);
+  });
+  try {
+    return await Promise.race([check, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const SILENT: NotReady = { failed: 'database', detail: 'the database does not answer' };
+
+/** Undefined when the database answered `select 1` within `withinMs`; otherwise the error, or the timeout. */
+export async function databaseDown(db: Database, withinMs: number = PROBE_TIMEOUT_MS): Promise<unknown> {
+  const answer = db.execute(sql`select 1`).then(
+    () => undefined,
+    (cause: unknown) => cause ?? new Error('the database failed'),
+  );
+  return within(withinMs, answer, new Error(`no answer within ${withinMs} ms`));
+}
+
+/** Undefined when ready; answers within `withinMs` (a check still waiting for the database counts as not ready). */
+export function createReadinessCheck(db: Database, migrations: Migration[] = migrationsOf(), withinMs: number = PROBE_TIMEOUT_MS) {
+  const check = async (): Promise<NotReady | undefined> => {
     try {
       await db.execute(sql`select 1`);
     } catch (cause) {
-      return { failed: 'database', detail: 'the database does not answer', cause };
+      return { ...SILENT, cause };
     }
     let applied: Set<string>;
     try {
@@ -44,4 +71,5 @@ export function createReadinessCheck(db: Database, migrations: Migration[] = mig
     if (missing.length === 0) return undefined;
     return { failed: 'migrations', detail: `${missing.length} of ${migrations.length} migrations are not applied`, missing };
   };
+  return (): Promise<NotReady | undefined> => within(withinMs, check(), { ...SILENT, cause: new Error(`no answer within ${withinMs} ms`) });
 }

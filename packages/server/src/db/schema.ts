@@ -911,3 +911,14 @@ export const alertEmails = pgTable(
   },
   (t) => [primaryKey({ columns: [t.chatId, t.memberId] })],
 );
+
+/** The file store the processes on this database share (files/file-store-identity.ts): one row. */
+export const fileStore = pgTable(
+  'file_store',
+  {
+    singleton: boolean('singleton').primaryKey().notNull().default(true),
+    storeId: text('store_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [check('file_store_singleton_check', sql`${t.singleton}`)],
+);

@@ -1,7 +1,7 @@
 // The one place where errors become HTTP responses (docs/architecture.md, Decisions: error bodies).
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { isUnstorableText } from '../db/errors.ts';
+import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
 import { DomainError, type ErrorBodyKind } from '../errors.ts';
 import { consoleLanguage, translateError, type ConsoleLanguage } from './console/i18n.ts';
 import { describeValidationErrors } from './validation.ts';
@@ -27,6 +27,8 @@ function errorBody(request: FastifyRequest, status: number, message: string | st
   return kind === 'auth' ? { message, code: status } : { message, statusCode: status };
 }
 
+export const DATABASE_UNAVAILABLE = 'The database does not answer; try again shortly';
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
     if (error instanceof DomainError) {
@@ -45,6 +47,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (isUnstorableText(error)) {
       request.log.warn({ err: error, route: `${request.method} ${request.routeOptions.url ?? ''}` }, 'unstorable text reached the database');
       return reply.code(400).send(errorBody(request, 400, 'Text contains characters that cannot be stored (NUL or unpaired surrogates)'));
+    }
+    // A database that does not answer in time (or at all): the client may try again; the process is not broken.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error, route: `${request.method} ${request.routeOptions.url ?? ''}` }, 'the database did not answer');
+      return reply.code(503).header('retry-after', '5').send(errorBody(request, 503, DATABASE_UNAVAILABLE));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ConsoleAuth } from '../accounts/console-auth.ts';
 import type { ApiKeyAuthenticator } from '../accounts/api-key-auth.ts';
 import type { Kernel } from '../kernel/kernel.ts';
-import { createReadinessCheck } from '../db/readiness.ts';
+import { createReadinessCheck, databaseDown } from '../db/readiness.ts';
 import type { FeatureModule } from '../module.ts';
 import { consoleApi, type ConsoleOptions } from './console/console-plugin.ts';
 import { docs } from './docs.ts';
@@ -30,10 +30,16 @@ export interface SurfaceOptions {
 export async function registerSurfaces(app: FastifyInstance, core: SurfacesShared, options: SurfaceOptions): Promise<void> {
   const { db, counters, config } = core;
   const { modules } = options;
-  // 200 either way: a process whose Redis is down still serves (with its own counters); a load balancer keeps it.
-  app.get('/healthz', async () => {
-    await db.execute('select 1');
-    return counters.redisState() === 'down' ? { status: 'degraded', redis: 'down' } : { status: 'ok' };
+  // Liveness: 200 either way, within PROBE_TIMEOUT_MS. A process whose Redis or database is down is alive (it
+  // serves what it can, with its own counters, and answers 503 where it needs the database): restarting it would not help.
+  app.get('/healthz', async (request) => {
+    const databaseError = await databaseDown(db);
+    if (databaseError !== undefined) request.log.warn({ err: databaseError }, 'liveness: the database does not answer');
+    const down = {
+      ...(databaseError === undefined ? {} : { database: 'down' }),
+      ...(counters.redisState() === 'down' ? { redis: 'down' } : {}),
+    };
+    return Object.keys(down).length > 0 ? { status: 'degraded', ...down } : { status: 'ok' };
   });
   // Readiness, apart from liveness: 503 while the database does not answer or lacks a migration this code expects.
   const notReady = createReadinessCheck(db);

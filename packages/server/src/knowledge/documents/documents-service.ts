@@ -37,6 +37,10 @@ export function claimedKind(name: string, contentType: string | undefined): { ki
   return found && { kind: found[0], extension: found[1].extensions[0] ?? found[0] };
 }
 
+/** Also the sign of processes on one database with separate DATA_DIRs (files/file-store-identity.ts). */
+export const FILE_MISSING =
+  'The uploaded file is no longer in the file store; upload it again. (Parley processes sharing a database must share DATA_DIR, or keep files in object storage.)';
+
 export interface DocumentsServiceDeps {
   db: Database;
   storeOf: (executor: Executor) => DocumentsStore;
@@ -181,7 +185,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
       if (!document || document.status !== 'processing') return;
       try {
         const bytes = document.fileKey ? await readFile(document.fileKey) : undefined;
-        if (!bytes) return await fail(document, 'The uploaded file is no longer in the file store; upload it again.');
+        if (!bytes) return await fail(document, FILE_MISSING);
         const result = await parser.parse(bytes, document.kind as DocumentKind);
         if ('error' in result) return await fail(document, result.error);
         await complete(document, result.passages);
