@@ -237,7 +237,7 @@ function SavedReplyRow({ reply, onChanged }: { reply: CannedResponse; onChanged:
     <li>
       {editing ? (
         <form class="row wrap" onSubmit={save}>
-          <input aria-label={`Short code of /${reply.shortCode}`} required pattern="[A-Za-z0-9_-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
+          <input aria-label={`Short code of /${reply.shortCode}`} required pattern="[A-Za-z0-9_\-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
           <textarea aria-label={`Text of /${reply.shortCode}`} required rows={2} value={text} onInput={(e) => setText(e.currentTarget.value)} />
           <button type="submit" aria-label={`Save /${reply.shortCode}`}>
             {t('Save')}
@@ -297,7 +297,7 @@ export function SavedRepliesPage() {
       <p class="muted">{t('Type / and the short code in the Inbox reply box to insert one.')}</p>
       <form class="card" onSubmit={create}>
         <Field label={t('Short code')}>
-          <input aria-label="Short code" required pattern="[A-Za-z0-9_-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
+          <input aria-label="Short code" required pattern="[A-Za-z0-9_\-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
         </Field>
         <Field label={t('Text')}>
           <textarea aria-label="Text" required rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
