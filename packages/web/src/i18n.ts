@@ -218,6 +218,25 @@ const ru: Record<string, string> = {
   'Last sync': 'Последняя синхронизация',
   'No syncs yet': 'Синхронизаций ещё не было',
   'Failed syncs': 'Неудачные синхронизации',
+  Copy: 'Копировать',
+  Copied: 'Скопировано',
+  'Select the text and copy it': 'Выделите текст и скопируйте его',
+  'Hours and handoff': 'Часы и передача команде',
+  Connection: 'Подключение',
+  'The widget will not show on any site until you allow its origin below (e.g. https://shop.example) and save.':
+    'Виджет не появится ни на одном сайте, пока вы не разрешите его источник ниже (например, https://shop.example) и не сохраните.',
+  'With no origin the widget shows nowhere.': 'Без источников виджет нигде не показывается.',
+  'Your role (agent) reads channels; an admin or the owner connects and changes them.': 'Ваша роль (агент) может читать каналы; подключает и меняет их администратор или владелец.',
+  'Your role (agent) reads knowledge bases; an admin or the owner creates and edits them. Corrections from the Inbox still reach them.':
+    'Ваша роль (агент) может читать базы знаний; создаёт и меняет их администратор или владелец. Исправления из входящих в них попадают.',
+  'Your role (agent) reads this knowledge base; an admin or the owner edits it. Corrections from the Inbox still reach it.':
+    'Ваша роль (агент) может читать эту базу знаний; меняет её администратор или владелец. Исправления из входящих в неё попадают.',
+  'This page is for admins and the owner; your role (agent) works the Inbox.': 'Эта страница для администраторов и владельца; ваша роль (агент) работает во входящих.',
+  'Used by': 'Используется',
+  'No channel answers from this knowledge base yet: choose it on a channel’s page, under Agent.': 'Ни один канал пока не отвечает из этой базы: выберите её на странице канала, в разделе «Агент».',
+  'Built-in engine: sends an entry’s answer word for word when a question matches it; documents are not sent to customers (they only offer choices).':
+    'Встроенный движок: отправляет ответ записи дословно, когда вопрос с ней совпадает; документы клиентам не отправляются (они только предлагают варианты).',
+  'Model: reads the best matching entries and document passages and writes its answer from them.': 'Модель: читает самые подходящие записи и фрагменты документов и пишет ответ по ним.',
   'The server failed; try again in a moment.': 'Сбой сервера; повторите через минуту.',
   'The request was refused.': 'Запрос отклонён.',
   'Your session ended; sign in again.': 'Сеанс завершён; войдите снова.',

@@ -7,11 +7,12 @@ import { api, setUnauthorizedHandler } from './api.ts';
 import { t, useLang } from './i18n.ts';
 import { navigate, usePath } from './router.ts';
 import { LanguageSelect, Link } from './ui.tsx';
+import { AdminOnlyNote, SessionContext } from './role.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { InboxPage } from './pages/inbox.tsx';
 import { ChannelsPage } from './pages/channels.tsx';
-import { ChannelPage } from './pages/channel.tsx';
+import { ChannelPage } from './pages/channel/channel-page.tsx';
 import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { CrmPage } from './pages/crm.tsx';
@@ -29,8 +30,14 @@ const NAV = [
   { href: '/saved-replies', name: 'Saved replies' },
 ] as const;
 
+/** Pages whose every call is an admin's (deliveries, CRM): not offered to an agent. */
+const ADMIN_PAGES = new Set<string>(['/deliveries', '/crm']);
+
 function Page({ path, session }: { path: string; session: Session }) {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (session.role === 'agent' && ADMIN_PAGES.has(`/${parts[0] ?? ''}`)) {
+    return <AdminOnlyNote text="This page is for admins and the owner; your role (agent) works the Inbox." />;
+  }
   switch (parts[0]) {
     case undefined:
     case 'overview':
@@ -103,7 +110,7 @@ function App() {
       <header class="top">
         <strong class="brand">Parley</strong>
         <nav aria-label="Main">
-          {NAV.map((item) => (
+          {NAV.filter((item) => session.role !== 'agent' || !ADMIN_PAGES.has(item.href)).map((item) => (
             <Link key={item.href} href={item.href} label={item.name} current={section === item.href}>
               {t(item.name)}
             </Link>
@@ -118,7 +125,9 @@ function App() {
         </button>
       </header>
       <main>
-        <Page path={path} session={session} />
+        <SessionContext.Provider value={session}>
+          <Page path={path} session={session} />
+        </SessionContext.Provider>
       </main>
     </div>
   );
