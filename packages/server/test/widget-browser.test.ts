@@ -596,21 +596,32 @@ describe('chat widget in a browser', browserTests, () => {
     });
   });
 
-  test('a page on an origin that is not allowed gets no widget', async (tc) => {
-    const { snippet, channelId } = await setUpChannel();
+  test('a page on an origin that is not allowed gets no widget, one console line that says why, and is listed on the channel (issue #34)', async (tc) => {
+    const { user, snippet, channelId } = await setUpChannel();
     elsewhere.page(shopPage(snippet));
     const { page } = await browser.newPage();
-    const refusals: string[] = [];
-    page.on('console', (message) => {
-      if (/frame-ancestors/.test(message.text())) refusals.push(message.text());
-    });
+    const lines: { type: string; text: string }[] = [];
+    page.on('console', (message) => lines.push({ type: message.type(), text: message.text() }));
     await withScreenshotOnFailure(tc, page, async () => {
       await page.goto(elsewhere.origin);
-      await eventually(async () => refusals.length > 0, 15_000);
+      await eventually(async () => lines.some((line) => line.text.startsWith('Parley chat widget:')), 15_000);
+      const ours = lines.filter((line) => line.text.startsWith('Parley chat widget:'));
+      assert.deepEqual(ours, [
+        {
+          type: 'warning',
+          text:
+            `Parley chat widget: this page's origin ${elsewhere.origin} is not allowed to show channel ${channelId}. ` +
+            `Add ${elsewhere.origin} under Allowed origins on the channel's page in Parley (or press "Allow ${elsewhere.origin}" there), then reload.`,
+        },
+      ]);
+      // No frame was added, so the browser has nothing to refuse (no CSP error).
+      assert.equal(lines.filter((line) => line.type === 'error').length, 0, JSON.stringify(lines));
       assert.equal(await page.getByRole('button', { name: 'Open chat' }).isVisible(), false);
       assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).count(), 0);
       const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
       assert.equal(row?.n, 0);
+      const attempts = await t.console<{ embedAttempts: { origin: string; attempts: number }[] }>(user.token, 'GET', `/channel/widget/${channelId}/embed-attempts/`);
+      assert.deepEqual(attempts.body.embedAttempts.map((a) => [a.origin, a.attempts]), [[elsewhere.origin, 1]]);
     });
   });
 

@@ -119,7 +119,7 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
         <fieldset class="plain" disabled={!canManage}>
           {channel.type === 'widget' && (
             <Section name="Chat widget">
-              <WidgetFields channel={channel} draft={draft} set={set} />
+              <WidgetFields channel={channel} draft={draft} set={set} onSaved={setChannel} />
             </Section>
           )}
           <Section name="Agent">

@@ -4,6 +4,7 @@ import type { Channel, PreChatForm } from '@parley/contracts';
 import { t } from '../../i18n.ts';
 import { CopyButton, Field } from '../../ui.tsx';
 import { originsOf, type DraftFieldsProps, type WidgetDraft } from './draft.ts';
+import { EmbedAttempts } from './embed-attempts.tsx';
 
 function PreChatFields({ form, onChange }: { form: PreChatForm; onChange: (form: PreChatForm) => void }) {
   return (
@@ -55,7 +56,14 @@ function LimitFields({ widget, change }: { widget: WidgetDraft; change: (changes
 }
 
 /** The snippet and the origins; the warning stays until a saved channel allows an origin. */
-function Placement({ channel, widget, change }: { channel: Channel; widget: WidgetDraft; change: (changes: Partial<WidgetDraft>) => void }) {
+interface PlacementProps {
+  channel: Channel;
+  widget: WidgetDraft;
+  change: (changes: Partial<WidgetDraft>) => void;
+  onSaved: (channel: Channel) => void;
+}
+
+function Placement({ channel, widget, change, onSaved }: PlacementProps) {
   const view = channel.widget;
   if (!view) return null;
   return (
@@ -74,18 +82,25 @@ function Placement({ channel, widget, change }: { channel: Channel; widget: Widg
       {originsOf(widget.origins).length === 0 && view.allowedOrigins.length > 0 && (
         <p class="muted small">{t('With no origin the widget shows nowhere.')}</p>
       )}
+      <EmbedAttempts
+        channel={channel}
+        onAllowed={(saved) => {
+          change({ origins: [...originsOf(widget.origins), ...(saved.widget?.allowedOrigins ?? [])].filter((o, i, all) => all.indexOf(o) === i).join('\n') });
+          onSaved(saved);
+        }}
+      />
     </>
   );
 }
 
-export function WidgetFields({ channel, draft, set }: DraftFieldsProps & { channel: Channel }) {
+export function WidgetFields({ channel, draft, set, onSaved }: DraftFieldsProps & { channel: Channel; onSaved: (channel: Channel) => void }) {
   const widget = draft.widget;
   const view = channel.widget;
   if (!widget || !view) return null;
   const change = (changes: Partial<WidgetDraft>) => set({ widget: { ...widget, ...changes } });
   return (
     <>
-      <Placement channel={channel} widget={widget} change={change} />
+      <Placement channel={channel} widget={widget} change={change} onSaved={onSaved} />
       <div class="row wrap">
         <Field label={t('Title')}>
           <input aria-label="Widget title" required maxLength={60} value={widget.title} onInput={(e) => change({ title: e.currentTarget.value })} />
