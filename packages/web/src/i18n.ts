@@ -219,6 +219,7 @@ const ru: Record<string, string> = {
   'No syncs yet': 'Синхронизаций ещё не было',
   'Failed syncs': 'Неудачные синхронизации',
   Copy: 'Копировать',
+  unread: 'непрочитанных',
   'First steps': 'Первые шаги',
   'Add knowledge': 'Добавьте знания',
   'Connect a channel': 'Подключите канал',

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CannedResponse, Channel, ChannelKind, InboxChat, InboxListChat, InboxMessage, InboxNote, Member } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
+import { plural } from '../plural.ts';
 import { useLive } from '../live.ts';
 import { useLoadOrder } from '../load-order.ts';
 import { navigate } from '../router.ts';
@@ -335,7 +336,7 @@ function MessageLog(props: { chat: InboxChat; messages: (InboxMessage | InboxNot
             </div>
             <div class="text">{message.text}</div>
             <Attachments message={message} />
-            {message.fromAgent && <AgentReplyActions message={message} onRated={onRated} />}
+            {message.agentOutcome === 'answered' && <AgentReplyActions message={message} onRated={onRated} />}
           </li>
         ),
       )}
@@ -639,8 +640,8 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
         </div>
         <FilterBar filters={filters} channels={channels} set={set} />
         <p class="muted" aria-live="polite">
-          {count} · {t('Chats')}
-          {unread > 0 ? ` · ${unread} unread` : ''}
+          {plural(count, 'chat', 'chats')}
+          {unread > 0 ? ` · ${unread} ${t('unread')}` : ''}
         </p>
         <ErrorLine error={error} />
         <ChatList chats={chats} chatId={chatId} />

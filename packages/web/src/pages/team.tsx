@@ -6,7 +6,7 @@ import type { CannedResponse, Invitation, Member, MemberRole, Session } from '@p
 import { api, errorText } from '../api.ts';
 import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
-import { ErrorLine, Field, LanguageSelect, StatusLine } from '../ui.tsx';
+import { CopyButton, ErrorLine, Field, LanguageSelect, StatusLine } from '../ui.tsx';
 
 const ROLE_LABELS: Record<MemberRole, string> = { owner: 'Owner', admin: 'Admin', agent: 'Agent' };
 
@@ -71,6 +71,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
               : t('Send this link to your teammate (shown only now; valid 7 days, works once):')}
           </p>
           <code aria-label="Invitation link">{invitation.inviteUrl}</code>
+          <CopyButton text={invitation.inviteUrl} label="Copy the link" />
         </div>
       )}
     </form>
