@@ -101,6 +101,18 @@ describe('day one for a team in the web account', browserTests, () => {
     await withScreenshotOnFailure(ctx, page, async () => {
       await signIn(page, `${t.url}/overview`, owner.email, PASSWORD);
       await page.getByRole('link', { name: 'Inbox', exact: true }).waitFor(WAIT);
+      // A new account's first steps, each with its state (knowledge, a channel and a teammate are there; the
+      // widget is on no site yet).
+      const steps = page.getByRole('region', { name: 'First steps', exact: true });
+      await steps.waitFor(WAIT);
+      for (const [step, state] of [
+        ['Add knowledge', 'done'],
+        ['Connect a channel', 'done'],
+        ['Put the widget on your site', 'to do'],
+        ['Invite a teammate', 'done'],
+      ]) {
+        await steps.getByLabel(`${step}: ${state}`, { exact: true }).waitFor(WAIT);
+      }
       await walk(page, errors);
     });
   });

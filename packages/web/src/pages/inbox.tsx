@@ -112,9 +112,12 @@ function AgentReplyActions({ message, onRated }: { message: InboxMessage; onRate
     <div class="reply-actions">
       {!correcting && (
         <>
-          <button type="button" class="small" aria-label="Mark correct" onClick={markCorrect}>
-            {t('Mark correct')}
-          </button>
+          {/* A fallback is no answer to approve; correcting it teaches the answer the agent lacked. */}
+          {message.agentOutcome === 'answered' && (
+            <button type="button" class="small" aria-label="Mark correct" onClick={markCorrect}>
+              {t('Mark correct')}
+            </button>
+          )}
           <button type="button" class="small" aria-label="Correct the answer" onClick={() => setCorrecting(true)}>
             {t('Correct the answer')}
           </button>
@@ -336,7 +339,7 @@ function MessageLog(props: { chat: InboxChat; messages: (InboxMessage | InboxNot
             </div>
             <div class="text">{message.text}</div>
             <Attachments message={message} />
-            {message.agentOutcome === 'answered' && <AgentReplyActions message={message} onRated={onRated} />}
+            {message.agentOutcome !== null && message.agentOutcome !== 'handoff' && <AgentReplyActions message={message} onRated={onRated} />}
           </li>
         ),
       )}
