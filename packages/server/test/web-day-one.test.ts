@@ -151,6 +151,13 @@ describe('day one for a team in the web account', browserTests, () => {
       }
       assert.equal(await page.getByLabel('Upload document', { exact: true }).count(), 0);
 
+      // The customer in view: the chat's card.
+      await page.goto(`${t.url}/inbox/${ids.chat}`);
+      const card = page.getByRole('complementary', { name: 'Customer', exact: true });
+      assert.equal(await card.getByLabel('Customer name', { exact: true }).textContent(WAIT), 'Carla Customer');
+      assert.equal(await card.getByLabel('Customer email', { exact: true }).textContent(), 'not given');
+      await card.getByText('Support (API)').waitFor(WAIT);
+
       await page.goto(`${t.url}/deliveries`);
       await page.getByRole('note', { name: 'Admin only' }).waitFor(WAIT);
       await page.goto(`${t.url}/team`);

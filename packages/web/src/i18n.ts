@@ -219,6 +219,8 @@ const ru: Record<string, string> = {
   'No syncs yet': 'Синхронизаций ещё не было',
   'Failed syncs': 'Неудачные синхронизации',
   Copy: 'Копировать',
+  'not given': 'не указано',
+  'First message': 'Первое сообщение',
   unread: 'непрочитанных',
   'First steps': 'Первые шаги',
   'Add knowledge': 'Добавьте знания',

@@ -11,6 +11,7 @@ import { useLoadOrder } from '../load-order.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, formatTime } from '../ui.tsx';
 import { KINDS, kindLabel } from './channels.tsx';
+import { CustomerCard } from './customer-card.tsx';
 
 const PAGE = 50;
 
@@ -473,6 +474,7 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
   return (
     <section class="chat" aria-label={`Chat with ${chat.dialogName}`}>
       <ChatHeader chat={chat} chatId={chatId} act={act} />
+      <CustomerCard chat={chat} />
       <AssignForm
         chat={chat}
         members={members}
