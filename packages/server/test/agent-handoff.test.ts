@@ -50,6 +50,7 @@ interface HistoryItem {
   role?: string;
   text: string;
   fromAgent?: boolean;
+  agentOutcome?: string | null;
   author?: { id: string | null; name: string };
 }
 
@@ -421,6 +422,8 @@ describe('handoff to the team', { concurrency: true }, () => {
       });
       const handoffReply = history.body.messages.find((item) => item.kind === 'message' && item.role === 'assistant');
       assert.equal(handoffReply?.fromAgent, true);
+      // Not an answer: the web account offers no correction under it (issue #34).
+      assert.equal(handoffReply?.agentOutcome, 'handoff');
       // The note never reaches the webhook.
       assert.equal(receiver.requests.some((r) => r.body.includes('refund exception')), false);
     });

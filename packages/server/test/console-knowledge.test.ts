@@ -179,19 +179,19 @@ describe('knowledge bases', () => {
     const user = await t.createConsoleUser();
     const cases: [string, string, unknown, string[]][] = [
       ['POST', '/knowledge-bases', { name: 'x', color: 'red' }, ['property color should not exist']],
-      ['POST', '/knowledge-bases', { name: '' }, ['name must NOT have fewer than 1 characters']],
-      ['POST', '/knowledge-bases', { name: 'x'.repeat(101) }, ['name must NOT have more than 100 characters']],
+      ['POST', '/knowledge-bases', { name: '' }, ['Name: cannot be empty']],
+      ['POST', '/knowledge-bases', { name: 'x'.repeat(101) }, ['Name: up to 100 characters']],
       ['POST', '/knowledge-bases', {}, ['name is required']],
-      ['POST', '/knowledge-bases', { name: 42 }, ['name must be string']],
+      ['POST', '/knowledge-bases', { name: 42 }, ['Name: must be text']],
       [
         'POST',
         '/knowledge-bases',
         { name: 'x', language: 'English' },
-        ['language must match pattern "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$"'],
+        ['Language: a language code such as en or pt-BR'],
       ],
-      ['PUT', `/knowledge-bases/not-a-uuid`, { name: 'x' }, ['id must match format "uuid"']],
-      ['DELETE', `/knowledge-bases/not-a-uuid`, undefined, ['id must match format "uuid"']],
-      ['PUT', `/knowledge-bases/${MISSING}`, { name: '' }, ['name must NOT have fewer than 1 characters']],
+      ['PUT', `/knowledge-bases/not-a-uuid`, { name: 'x' }, ['Id: an id (UUID)']],
+      ['DELETE', `/knowledge-bases/not-a-uuid`, undefined, ['Id: an id (UUID)']],
+      ['PUT', `/knowledge-bases/${MISSING}`, { name: '' }, ['Name: cannot be empty']],
       ['PUT', `/knowledge-bases/${MISSING}`, { name: 'x', language: 'ru' }, ['property language should not exist']],
     ];
     for (const [method, path, body, message] of cases) {
@@ -387,27 +387,27 @@ describe('entries', () => {
     const one = `${entries}/${entry.id}`;
     const cases: [string, string, unknown, string[]][] = [
       ['POST', entries, { question: 'Q', answer: 'A', source: 'correction' }, ['property source should not exist']],
-      ['POST', entries, { question: '', answer: 'A' }, ['question must NOT have fewer than 1 characters']],
-      ['POST', entries, { question: 'Q', answer: '' }, ['answer must NOT have fewer than 1 characters']],
+      ['POST', entries, { question: '', answer: 'A' }, ['Question: cannot be empty']],
+      ['POST', entries, { question: 'Q', answer: '' }, ['Answer: cannot be empty']],
       [
         'POST',
         entries,
         { question: 'q'.repeat(QUESTION_MAX + 1), answer: 'A' },
-        ['question must NOT have more than 1000 characters'],
+        ['Question: up to 1000 characters'],
       ],
       [
         'POST',
         entries,
         { question: 'Q', answer: 'a'.repeat(ANSWER_MAX + 1) },
-        ['answer must NOT have more than 10000 characters'],
+        ['Answer: up to 10000 characters'],
       ],
       ['POST', entries, { question: 'Q' }, ['answer is required']],
-      ['POST', '/knowledge-bases/not-a-uuid/entries', { question: 'Q', answer: 'A' }, ['id must match format "uuid"']],
+      ['POST', '/knowledge-bases/not-a-uuid/entries', { question: 'Q', answer: 'A' }, ['Id: an id (UUID)']],
       ['PUT', one, { question: 'Q', messageId: 'm' }, ['property messageId should not exist']],
-      ['PUT', one, { answer: '' }, ['answer must NOT have fewer than 1 characters']],
-      ['PUT', one, { question: 'q'.repeat(QUESTION_MAX + 1) }, ['question must NOT have more than 1000 characters']],
-      ['PUT', `${entries}/not-a-uuid`, { answer: 'A' }, ['entryId must match format "uuid"']],
-      ['DELETE', `${entries}/not-a-uuid`, undefined, ['entryId must match format "uuid"']],
+      ['PUT', one, { answer: '' }, ['Answer: cannot be empty']],
+      ['PUT', one, { question: 'q'.repeat(QUESTION_MAX + 1) }, ['Question: up to 1000 characters']],
+      ['PUT', `${entries}/not-a-uuid`, { answer: 'A' }, ['Entry id: an id (UUID)']],
+      ['DELETE', `${entries}/not-a-uuid`, undefined, ['Entry id: an id (UUID)']],
     ];
     for (const [method, path, body, message] of cases) {
       const res = await t.console(user.token, method, path, { body });
@@ -415,10 +415,10 @@ describe('entries', () => {
       assert.deepEqual(res.body, { message, statusCode: 400 }, `${method} ${path} ${JSON.stringify(body)}`);
     }
     const pages: [Record<string, string>, string[]][] = [
-      [{ limit: '0' }, ['limit must be >= 1']],
-      [{ limit: '1001' }, ['limit must be <= 1000']],
-      [{ limit: 'ten' }, ['limit must be integer']],
-      [{ offset: '-1' }, ['offset must be >= 0']],
+      [{ limit: '0' }, ['Limit: at least 1']],
+      [{ limit: '1001' }, ['Limit: at most 1000']],
+      [{ limit: 'ten' }, ['Limit: must be a whole number']],
+      [{ offset: '-1' }, ['Offset: at least 0']],
       [{ page: '2' }, ['property page should not exist']],
     ];
     for (const [query, message] of pages) {

@@ -162,9 +162,9 @@ describe('connect', () => {
     const cases: [string, Record<string, unknown>, string | RegExp][] = [
       ['salesforce', { token: 'x' }, 'Unknown CRM kind "salesforce"; use one of: hubspot, pipedrive'],
       ['pipedrive', { token: PIPEDRIVE_TOKEN }, /companyDomain/],
-      ['pipedrive', { token: PIPEDRIVE_TOKEN, companyDomain: 'evil.example.com/x' }, /companyDomain/],
+      ['pipedrive', { token: PIPEDRIVE_TOKEN, companyDomain: 'evil.example.com/x' }, /Company domain: letters, digits and - only, as in <name>\.pipedrive\.com/],
       ['hubspot', { token: HUBSPOT_TOKEN, extra: 1 }, /extra/],
-      ['hubspot', { token: '' }, /token/],
+      ['hubspot', { token: '' }, /Token: cannot be empty/],
       ['hubspot', { token: HUBSPOT_TOKEN, channelIds: ['cc:not-a-channel'] }, 'channelIds: channel not found: cc:not-a-channel'],
     ];
     for (const [kind, body, message] of cases) {

@@ -78,6 +78,7 @@ describe('Inbox', () => {
       createdAt: undefined,
       rating: null,
       fromAgent: false,
+      agentOutcome: null,
     });
     const events = (await eventsOf(t.database.db, channelId)).filter((e) => e.chat_id === chatId && e.kind === 'new_messages');
     const last = events.at(-1)?.payload as { messages: { id: string; role: string; senderName: string }[] };

@@ -154,7 +154,7 @@ describe('assignment', () => {
 
     const badBodies: [unknown, string][] = [
       [{}, 'memberId is required'],
-      [{ memberId: 42 }, 'memberId must be string'],
+      [{ memberId: 42 }, 'Member id: must be text'],
       [{ memberId: null, extra: 1 }, 'property extra should not exist'],
     ];
     for (const [body, message] of badBodies) {
@@ -170,7 +170,7 @@ describe('assignment', () => {
     assert.deepEqual([foreign.status, foreign.body], [404, { message: 'Chat not found', statusCode: 404 }]);
     const filter = await t.console<{ message: string[] }>(agent.token, 'GET', '/chat/all-chats/', { query: { assignee: 'someone' } });
     assert.equal(filter.status, 400);
-    assert.ok(filter.body.message.some((m) => m.startsWith('assignee must match pattern')), filter.text);
+    assert.ok(filter.body.message.some((m) => m === 'Assignee: me, none or a member id'), filter.text);
     // Another account's member id filters to nothing.
     assert.deepEqual((await listed(agent.token, stranger.id)).ids, []);
   });
@@ -275,8 +275,8 @@ describe('private notes', () => {
     const [chat = ''] = await chatsOf(owner, 'n-3');
     for (const [body, message] of [
       [{}, 'text is required'],
-      [{ text: '' }, 'text must NOT have fewer than 1 characters'],
-      [{ text: 'x'.repeat(10_001) }, 'text must NOT have more than 10000 characters'],
+      [{ text: '' }, 'Text: cannot be empty'],
+      [{ text: 'x'.repeat(10_001) }, 'Text: up to 10000 characters'],
     ] as const) {
       const res = await t.console<{ message: string[] }>(owner.token, 'POST', `/chat/notes/${chat}/`, { body });
       assert.equal(res.status, 400, res.text);
@@ -354,14 +354,17 @@ describe('saved replies', () => {
     // Another account may use the same code.
     assert.equal((await t.console(other.token, 'POST', '/canned-responses/', { body: { shortCode: 'hi', text: 'Hi there' } })).status, 201);
     for (const [body, message] of [
-      [{ shortCode: 'has space', text: 'x' }, 'shortCode must match pattern "^[A-Za-z0-9_-]{1,50}$"'],
-      [{ shortCode: 'ok', text: '' }, 'text must NOT have fewer than 1 characters'],
+      [{ shortCode: 'has space', text: 'x' }, 'Short code: letters, digits, _ and - only, up to 50'],
+      [{ shortCode: 'ok', text: '' }, 'Text: cannot be empty'],
       [{ text: 'x' }, 'shortCode is required'],
     ] as const) {
       const res = await t.console<{ message: string[] }>(owner.token, 'POST', '/canned-responses/', { body });
       assert.equal(res.status, 400, res.text);
       assert.ok(res.body.message.includes(message), res.text);
     }
+    // The same sentence in the web account's other language (UserLang).
+    const ru = await t.console(owner.token, 'POST', '/canned-responses/', { body: { shortCode: 'has space', text: 'x' }, lang: 'ru' });
+    assert.deepEqual([ru.status, ru.body], [400, { message: ['Короткий код: только буквы, цифры, _ и -, не более 50'], statusCode: 400 }]);
     const notFound = { message: 'Saved reply not found', statusCode: 404 };
     for (const [method, id, body] of [
       ['PUT', first.body.id, { shortCode: 'stolen', text: 'x' }],

@@ -136,10 +136,10 @@ describe('members and invitations', () => {
     const other = await t.createConsoleUser();
     const member = await addMember(t, owner.token, 'agent');
     const cases: [string, string, unknown, string][] = [
-      ['POST', '/members/invite/', { email: 'nope', role: 'agent' }, 'email must match format "email"'],
-      ['POST', '/members/invite/', { email: uniqueEmail('o'), role: 'owner' }, 'role must be one of: admin, agent'],
-      ['POST', '/members/invite/', { email: uniqueEmail('n'), role: 'agent', name: '' }, 'name must NOT have fewer than 1 characters'],
-      ['PUT', `/members/${member.id}/`, { role: 'owner' }, 'role must be one of: admin, agent'],
+      ['POST', '/members/invite/', { email: 'nope', role: 'agent' }, 'Email: an e-mail address'],
+      ['POST', '/members/invite/', { email: uniqueEmail('o'), role: 'owner' }, 'Role: one of admin, agent'],
+      ['POST', '/members/invite/', { email: uniqueEmail('n'), role: 'agent', name: '' }, 'Name: cannot be empty'],
+      ['PUT', `/members/${member.id}/`, { role: 'owner' }, 'Role: one of admin, agent'],
     ];
     for (const [method, url, body, message] of cases) {
       const res = await t.console<{ message: string[] }>(owner.token, method, url, { body });
@@ -150,7 +150,7 @@ describe('members and invitations', () => {
       body: { token: 'x', name: 'X', password: 'short' },
     });
     assert.equal(short.status, 400);
-    assert.ok(short.body.message.includes('password must NOT have fewer than 8 characters'), short.text);
+    assert.ok(short.body.message.includes('Password: at least 8 characters'), short.text);
     for (const [method, url, body] of [
       ['PUT', `/members/${member.id}/`, { role: 'admin' }],
       ['DELETE', `/members/${member.id}/`, undefined],
@@ -235,7 +235,7 @@ describe('sessions end when access ends', () => {
     assert.deepEqual([wrong.status, wrong.body], [401, { message: 'Invalid e-mail or password', statusCode: 401 }]);
     const short = await t.console<{ message: string[] }>(agent.token, 'PUT', '/auth/password', { body: { currentPassword: PASSWORD, newPassword: 'short' } });
     assert.equal(short.status, 400);
-    assert.ok(short.body.message.includes('newPassword must NOT have fewer than 8 characters'), short.text);
+    assert.ok(short.body.message.includes('New password: at least 8 characters'), short.text);
     assert.equal((await t.console(agent.token, 'GET', '/members/')).status, 200);
 
     const changed = await t.console(agent.token, 'PUT', '/auth/password', { body: { currentPassword: PASSWORD, newPassword: 'brand new password' } });

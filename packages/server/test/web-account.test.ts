@@ -294,8 +294,10 @@ describe('web account in Chromium', browserTests, () => {
         await page.getByLabel('Widget snippet').waitFor({ timeout: WAIT });
         assert.match((await page.getByLabel('Widget snippet').textContent()) ?? '', /\/widget\.js" data-channel="/);
 
-        // The widget's own settings (issue #14, item 3): origins, look, identity rule with a write-only secret.
-        const widget = page.getByRole('form', { name: 'Chat widget', exact: true });
+        // The widget's own settings (issue #14, item 3): origins, look, identity rule with a write-only secret; until
+        // an origin is allowed the page says the widget shows nowhere (issue #34). One Save for the whole page.
+        await page.getByLabel('Widget not shown', { exact: true }).waitFor({ timeout: WAIT });
+        const widget = page.getByRole('region', { name: 'Chat widget', exact: true });
         await widget.getByRole('textbox', { name: 'Allowed origins', exact: true }).fill('https://shop.example\nhttp://127.0.0.1:8080/');
         await widget.getByRole('textbox', { name: 'Widget title', exact: true }).fill('Ask us');
         await widget.getByRole('combobox', { name: 'Widget position', exact: true }).selectOption('left');
@@ -304,8 +306,10 @@ describe('web account in Chromium', browserTests, () => {
         await widget.getByRole('checkbox', { name: 'Pre-chat form', exact: true }).check();
         await widget.getByRole('combobox', { name: 'Name field', exact: true }).selectOption('required');
         await widget.getByRole('combobox', { name: 'Email field', exact: true }).selectOption('optional');
-        await widget.getByRole('button', { name: 'Save widget', exact: true }).click();
-        await widget.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: WAIT });
+        const settings = page.getByRole('form', { name: 'Channel settings', exact: true });
+        await settings.getByRole('button', { name: 'Save', exact: true }).click();
+        await settings.getByRole('status').filter({ hasText: 'Saved' }).waitFor({ timeout: WAIT });
+        assert.equal(await page.getByLabel('Widget not shown', { exact: true }).count(), 0);
         const { body } = await t.console<{ channels: Array<{ type: string; widget?: Record<string, unknown> }> }>(user.token, 'GET', '/channels/all/');
         const saved = body.channels.find((channel) => channel.type === 'widget')?.widget;
         assert.deepEqual(saved?.allowedOrigins, ['https://shop.example', 'http://127.0.0.1:8080']);

@@ -235,8 +235,9 @@ describe('Inbox chat actions', () => {
     };
     const first = await insertReply('I do not know.');
     const second = await insertReply('Still no idea.');
-    const messages = await t.console<{ messages: { id: string; fromAgent: boolean }[] }>(user.token, 'GET', `/chat/messages/${chatId}/`);
+    const messages = await t.console<{ messages: { id: string; fromAgent: boolean; agentOutcome: string | null }[] }>(user.token, 'GET', `/chat/messages/${chatId}/`);
     assert.deepEqual(messages.body.messages.map((m) => m.fromAgent), [false, true, true]);
+    assert.deepEqual(messages.body.messages.map((m) => m.agentOutcome), [null, 'fallback', 'fallback']);
 
     assert.equal((await t.console(other.token, 'POST', `/chat/answer/${first}/correct/`)).status, 404);
     assert.equal((await t.console(other.token, 'POST', `/chat/answer/${second}/correction/`, { body: { text: 'x' } })).status, 404);

@@ -72,7 +72,7 @@ describe('knowledge-base documents in the web account', browserTests, () => {
         { name: `${HOSTILE}.md`, type: 'text/markdown', text: `# Jewellery\n\nEarrings: final sale.\n\n\`\`\`\n${HOSTILE}\n\`\`\`\n` },
       ]);
       const hostile = rows.filter({ hasText: `${HOSTILE}.md` });
-      await hostile.filter({ hasText: 'Ready' }).filter({ hasText: '1 passages' }).waitFor({ timeout: SETTLE });
+      await hostile.filter({ hasText: 'Ready' }).filter({ hasText: /1 passage(?!s)/ }).waitFor({ timeout: SETTLE });
 
       // Delete the failed one.
       await panel.getByRole('button', { name: 'Delete document scan.pdf', exact: true }).click();

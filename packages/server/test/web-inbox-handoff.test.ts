@@ -67,6 +67,9 @@ describe('Inbox: Needs a human', browserTests, () => {
       const log = page.getByRole('log');
       await log.getByText('A person from our team will reply here.').waitFor({ timeout: WAIT });
       await page.getByRole('button', { name: 'Resume agent', exact: true }).waitFor({ timeout: WAIT });
+      // The handoff message is no answer: nothing to mark correct or correct under it (issue #34).
+      assert.equal(await log.getByRole('button', { name: 'Mark correct', exact: true }).count(), 0);
+      assert.equal(await log.getByRole('button', { name: 'Correct the answer', exact: true }).count(), 0);
 
       await page.getByRole('textbox', { name: 'Reply', exact: true }).fill('Hi Hugo, Dana here. How can I help?');
       await page.getByRole('button', { name: 'Send', exact: true }).click();

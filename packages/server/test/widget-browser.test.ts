@@ -5,8 +5,6 @@
 // allowed, identity verification, a banned visitor.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
@@ -16,47 +14,13 @@ import { eventsOf, eventually } from './support/events.ts';
 import { reply, startFakeLlm } from './support/fake-llm.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
+import { HOST_SITE_ADDRESS, shopPage, startHostSite, type HostSite } from './support/host-site.ts';
 import { hoursTwoDaysAhead } from './support/working-hours.ts';
 
 const SECRET = 'widget-identity-secret-0123456789';
 const QUESTION = 'How long does shipping take?';
 const ANSWER = 'Shipping takes 3 to 5 business days.';
 const WAIT = { timeout: 15_000 };
-const HOST_SITE_ADDRESS = '127.0.0.2';
-
-interface HostSite {
-  origin: string;
-  /** Serves `html` at `/` from now on. */
-  page(html: string): void;
-  close(): Promise<void>;
-}
-
-/**
- * A website of a customer of Parley: a local HTTP server on 127.0.0.2 (Linux routes all of 127.0.0.0/8 to
- * loopback), so another site than the app's 127.0.0.1 and not only another origin. Every path serves the page.
- */
-async function startHostSite(): Promise<HostSite> {
-  let html = '<!doctype html><title>Shop</title><p>Shop</p>';
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, HOST_SITE_ADDRESS, resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://${HOST_SITE_ADDRESS}:${port}`,
-    page(next) {
-      html = next;
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-const shopPage = (snippet: string, head = '') =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>${head}</head><body><h1>Shop</h1>${snippet}</body></html>`;
 
 let t: TestApp;
 let receiver: Receiver;
@@ -596,21 +560,32 @@ describe('chat widget in a browser', browserTests, () => {
     });
   });
 
-  test('a page on an origin that is not allowed gets no widget', async (tc) => {
-    const { snippet, channelId } = await setUpChannel();
+  test('a page on an origin that is not allowed gets no widget, one console line that says why, and is listed on the channel (issue #34)', async (tc) => {
+    const { user, snippet, channelId } = await setUpChannel();
     elsewhere.page(shopPage(snippet));
     const { page } = await browser.newPage();
-    const refusals: string[] = [];
-    page.on('console', (message) => {
-      if (/frame-ancestors/.test(message.text())) refusals.push(message.text());
-    });
+    const lines: { type: string; text: string }[] = [];
+    page.on('console', (message) => lines.push({ type: message.type(), text: message.text() }));
     await withScreenshotOnFailure(tc, page, async () => {
       await page.goto(elsewhere.origin);
-      await eventually(async () => refusals.length > 0, 15_000);
+      await eventually(async () => lines.some((line) => line.text.startsWith('Parley chat widget:')), 15_000);
+      const ours = lines.filter((line) => line.text.startsWith('Parley chat widget:'));
+      assert.deepEqual(ours, [
+        {
+          type: 'warning',
+          text:
+            `Parley chat widget: this page's origin ${elsewhere.origin} is not allowed to show channel ${channelId}. ` +
+            `Add ${elsewhere.origin} under Allowed origins on the channel's page in Parley (or press "Allow ${elsewhere.origin}" there), then reload.`,
+        },
+      ]);
+      // No frame was added, so the browser has nothing to refuse (no CSP error).
+      assert.equal(lines.filter((line) => line.type === 'error').length, 0, JSON.stringify(lines));
       assert.equal(await page.getByRole('button', { name: 'Open chat' }).isVisible(), false);
       assert.equal(await frameOf(page).getByRole('textbox', { name: 'Message' }).count(), 0);
       const [row] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from widget_visitors where channel_id = ${channelId}`);
       assert.equal(row?.n, 0);
+      const attempts = await t.console<{ embedAttempts: { origin: string; attempts: number }[] }>(user.token, 'GET', `/channel/widget/${channelId}/embed-attempts/`);
+      assert.deepEqual(attempts.body.embedAttempts.map((a) => [a.origin, a.attempts]), [[elsewhere.origin, 1]]);
     });
   });
 

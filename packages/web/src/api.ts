@@ -1,6 +1,6 @@
 // The one way the web account talks to the server: `/console/v1`, authenticated by the HttpOnly session
 // cookie (never a token in script or URL), with the CSRF header and the member's language on every call.
-import { currentLang } from './i18n.ts';
+import { currentLang, t } from './i18n.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -44,11 +44,29 @@ export async function api<T>(
   }
   if (!response.ok) {
     if (response.status === 401 && !path.startsWith('/auth/')) onUnauthorized();
-    const message = body && typeof body === 'object' && 'message' in body && typeof body.message === 'string' ? body.message : `HTTP ${response.status}`;
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, serverMessage(body, response.status));
   }
   return body as T;
 }
+
+/** The server's own words: its `message` (a list of validation sentences joined), else the status's meaning. */
+function serverMessage(body: unknown, status: number): string {
+  if (body && typeof body === 'object' && 'message' in body) {
+    const { message } = body;
+    if (typeof message === 'string' && message) return message;
+    if (Array.isArray(message) && message.length > 0) return message.map(String).join('; ');
+  }
+  if (typeof body === 'string' && body.trim() && body.length < 300 && !body.trimStart().startsWith('<')) return body.trim();
+  return t(STATUS_TEXTS[status] ?? (status >= 500 ? 'The server failed; try again in a moment.' : 'The request was refused.'));
+}
+
+const STATUS_TEXTS: Record<number, string> = {
+  401: 'Your session ended; sign in again.',
+  403: 'Forbidden for your role',
+  404: 'Not found: it may have been deleted.',
+  413: 'The file is too large.',
+  429: 'Too many requests; wait a moment and try again.',
+};
 
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -7,11 +7,12 @@ import { api, setUnauthorizedHandler } from './api.ts';
 import { t, useLang } from './i18n.ts';
 import { navigate, usePath } from './router.ts';
 import { LanguageSelect, Link } from './ui.tsx';
+import { AdminOnlyNote, SessionContext } from './role.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { InboxPage } from './pages/inbox.tsx';
 import { ChannelsPage } from './pages/channels.tsx';
-import { ChannelPage } from './pages/channel.tsx';
+import { ChannelPage } from './pages/channel/channel-page.tsx';
 import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { CrmPage } from './pages/crm.tsx';
@@ -32,8 +33,14 @@ const NAV = [
   { href: '/saved-replies', name: 'Saved replies' },
 ] as const;
 
+/** Pages whose every call is an admin's (deliveries, CRM): not offered to an agent. */
+const ADMIN_PAGES = new Set<string>(['/deliveries', '/crm']);
+
 function Page({ path, session, onRenamed }: { path: string; session: Session; onRenamed: (name: string) => void }) {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (session.role === 'agent' && ADMIN_PAGES.has(`/${parts[0] ?? ''}`)) {
+    return <AdminOnlyNote text="This page is for admins and the owner; your role (agent) works the Inbox." />;
+  }
   switch (parts[0]) {
     case undefined:
     case 'overview':
@@ -162,7 +169,7 @@ function Shell({
       <header class="top">
         <strong class="brand">Parley</strong>
         <nav aria-label="Main">
-          {NAV.map((item) => (
+          {NAV.filter((item) => session.role !== 'agent' || !ADMIN_PAGES.has(item.href)).map((item) => (
             <span key={item.href} class="nav-item">
               <Link href={item.href} label={item.name} current={section === item.href}>
                 {t(item.name)}
@@ -183,7 +190,9 @@ function Shell({
         </button>
       </header>
       <main>
-        <Page path={path} session={session} onRenamed={onRenamed} />
+        <SessionContext.Provider value={session}>
+          <Page path={path} session={session} onRenamed={onRenamed} />
+        </SessionContext.Provider>
       </main>
     </div>
   );

@@ -1,5 +1,6 @@
 // Small shared pieces: links, error and status lines, a field with a label.
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import { setLang, t, useLang, type Lang } from './i18n.ts';
 import { onLinkClick } from './router.ts';
 
@@ -54,3 +55,25 @@ export function LanguageSelect() {
   );
 }
 
+
+/** Copies `text` to the clipboard; says "Copied" for a moment (or how to copy by hand when the browser refuses). */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState<boolean | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(true);
+    } catch {
+      setCopied(false);
+    }
+    setTimeout(() => setCopied(null), 2_000);
+  };
+  return (
+    <span class="copy">
+      <button type="button" class="small" aria-label={label} onClick={() => void copy()}>
+        {t('Copy')}
+      </button>
+      <span role="status">{copied === null ? '' : copied ? t('Copied') : t('Select the text and copy it')}</span>
+    </span>
+  );
+}

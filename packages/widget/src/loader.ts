@@ -28,6 +28,8 @@ declare global {
 }
 
 const FRAME_WIDTH = 370;
+/** Set on <html> while the first copy of the loader starts. */
+const STARTING = 'data-parley-starting';
 const FRAME_HEIGHT = 560;
 /** Below this width the open chat takes the whole screen and the page behind does not scroll. */
 const SMALL_SCREEN = '(max-width: 479px)';
@@ -39,8 +41,43 @@ function start(): void {
     console.warn('Parley chat widget: the script tag needs data-channel="<channel id>"');
     return;
   }
-  if (window.parley?.loaded) return; // the snippet pasted twice
+  // The snippet pasted twice: the first copy runs (the check below makes the start asynchronous).
+  if (window.parley?.loaded || document.documentElement.hasAttribute(STARTING)) return;
+  document.documentElement.setAttribute(STARTING, '');
   const base = new URL(script.src, location.href).origin;
+  void embedAllowed(base, channel).then((allowed) => {
+    if (allowed) run(channel, base);
+  });
+}
+
+/**
+ * Whether Parley lets this page show the channel's widget. Refused: one console line says why and what to do, and
+ * no frame is added (the browser would only refuse it silently). The check failing otherwise (offline, an older
+ * server) is not a refusal: the frame's own checks still apply.
+ */
+async function embedAllowed(base: string, channel: string): Promise<boolean> {
+  try {
+    const url = `${base}/widget/v1/embed?${new URLSearchParams({ channel, origin: location.origin }).toString()}`;
+    const response = await fetch(url, { credentials: 'omit' });
+    if (response.status === 404) {
+      console.warn(`Parley chat widget: no widget channel "${channel}" at ${base}; check data-channel in the script tag.`);
+      return false;
+    }
+    if (!response.ok) return true;
+    const answer = (await response.json()) as { allowed?: unknown };
+    if (answer.allowed !== false) return true;
+    console.warn(
+      `Parley chat widget: this page's origin ${location.origin} is not allowed to show channel ${channel}. ` +
+        `Add ${location.origin} under Allowed origins on the channel's page in Parley (or press "Allow ${location.origin}" there), then reload.`,
+    );
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The widget on the page: launcher, frame, the messages between them and `window.parley`. */
+function run(channel: string, base: string): void {
   const queued = Array.from(window.parley?.q ?? []);
   const storageKey = `parley:visitor:${channel}`;
   let state: VisitorState | null = loadVisitor(storageKey);

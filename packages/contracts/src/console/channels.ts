@@ -296,7 +296,26 @@ export const channelKindRoutes = Object.fromEntries(CHANNEL_KINDS.map((kind) => 
   [K in ChannelKind]: ReturnType<typeof kindRoutes>;
 };
 
+/** An origin that tried to show a widget channel it does not allow (issue #34). */
+export const EmbedAttempt = object({
+  origin: Type.String({ description: 'scheme://host[:port] of the page that tried' }),
+  attempts: Type.Integer({ description: 'page loads refused' }),
+  firstAt: Timestamp,
+  lastAt: Timestamp,
+});
+export type EmbedAttempt = Static<typeof EmbedAttempt>;
+
 export const channelRoutes = {
+  listEmbedAttempts: route({
+    method: 'GET',
+    url: '/channel/widget/:id/embed-attempts/',
+    operationId: 'listEmbedAttempts',
+    role: 'agent',
+    summary: 'Origins refused by a widget channel',
+    description: 'Pages whose origin the channel does not allow that tried to show the widget, newest first (at most 50 origins); an origin allowed since is left out.',
+    tags: ['Channels'],
+    schema: { params: object({ id: ChannelId }), response: { 200: object({ embedAttempts: Type.Array(EmbedAttempt) }), ...ConsoleErrors } },
+  }),
   getChannel: route({
     method: 'GET',
     url: '/channel/:type/:id/',

@@ -14,6 +14,11 @@ export const InboxMessage = object({
   ...WebhookMessage.properties,
   rating: nullable(stringEnum(['liked', 'disliked'] as const)),
   fromAgent: Type.Boolean({ description: 'an agent reply: the only kind that can be marked correct or corrected' }),
+  agentOutcome: nullable(
+    stringEnum(['answered', 'fallback', 'handoff'] as const, {
+      description: "an agent reply's kind: an answer, the fallback sentence or the handoff message (null: not an agent reply); the web account offers corrections under answers only",
+    }),
+  ),
 });
 export type InboxMessage = Static<typeof InboxMessage>;
 

@@ -114,7 +114,31 @@ const ConversationQuery = Type.Optional(
 
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
+export const EmbedCheck = object({
+  allowed: Type.Boolean(),
+  origin: Type.Optional(Type.String({ description: 'the refused origin' })),
+  message: Type.Optional(Type.String({ description: 'why, when refused' })),
+});
+export type EmbedCheck = Static<typeof EmbedCheck>;
+
 export const widgetRoutes = {
+  checkEmbed: route({
+    method: 'GET',
+    url: '/embed',
+    operationId: 'checkEmbed',
+    summary: 'Whether a page may show the widget',
+    description:
+      "Asked by the loader before it adds the frame: the page's origin (the Origin header, else the `origin` parameter) " +
+      'against the channel\'s allowed origins. A refusal is recorded for the channel\'s page in the console. Readable from any origin.',
+    tags: ['Visitor'],
+    schema: {
+      querystring: object({
+        channel: Type.String({ minLength: 1, maxLength: 200 }),
+        origin: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+      }),
+      response: { 200: EmbedCheck, ...Errors },
+    },
+  }),
   startSession: route({
     method: 'POST',
     url: '/session',

@@ -782,6 +782,21 @@ export const widgetVisitors = pgTable(
   ],
 );
 
+/** Refused embed attempts of a widget channel: an origin the channel does not allow tried to show it (0023). */
+export const widgetEmbedAttempts = pgTable(
+  'widget_embed_attempts',
+  {
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    origin: text('origin').notNull(),
+    attempts: integer('attempts').notNull().default(1),
+    firstAt: timestamp('first_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    lastAt: timestamp('last_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.origin] })],
+);
+
 /**
  * A visitor's conversations (the frame's "New conversation"): each is a chat whose `externalChatId` is the
  * conversation id. The first one's id is the visitor id, so a visitor's first chat has `chatId` = visitor id.

@@ -40,6 +40,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
         error.validation,
         error.validationContext ?? 'request',
         languageOf(request),
+        request.url.startsWith('/console/'),
       );
       return reply.code(400).send(errorBody(request, 400, message));
     }

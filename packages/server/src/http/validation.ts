@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ruValidationTemplates, translateValidation, type ConsoleLanguage } from './console/i18n.ts';
+import { consoleValidationSentence } from './console/validation-sentences.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -176,16 +177,22 @@ const templates = {
   ru: ruValidationTemplates,
 };
 
-/** One readable sentence per problem, e.g. `property foo should not exist`, `limit must be <= 1000`. */
+/**
+ * One readable sentence per problem, e.g. `property foo should not exist`, `limit must be <= 1000`; for the console
+ * (`sentences`), the field's name and its rule as a form shows them (`Short code: letters, digits, _ and - only, up to 50`).
+ */
 export function describeValidationErrors(
   errors: readonly ErrorObject[],
   context: string,
   lang: ConsoleLanguage = 'en',
+  sentences = false,
 ): string[] {
   const say = templates[lang];
   const messages = translateValidation(withoutUnionNoise(errors), lang).map((error) => {
     const path = fieldPath(error, context);
     const prefix = error.instancePath ? `${path}.` : '';
+    const sentence = sentences ? consoleValidationSentence(error, path, lang) : undefined;
+    if (sentence !== undefined) return sentence;
     switch (error.keyword) {
       case 'additionalProperties':
         return say.unknownProperty(`${prefix}${String(error.params.additionalProperty)}`);

@@ -39,7 +39,9 @@ export interface MessengerIncoming {
 }
 
 export function toInboxMessage(row: MessageRow): InboxMessage {
-  return { kind: 'message', ...webhookMessage(row), rating: row.rating as InboxMessage['rating'], fromAgent: row.origin === 'agent' };
+  const fromAgent = row.origin === 'agent';
+  const agentOutcome = !fromAgent ? null : row.handoff ? 'handoff' : row.fallback ? 'fallback' : 'answered';
+  return { kind: 'message', ...webhookMessage(row), rating: row.rating as InboxMessage['rating'], fromAgent, agentOutcome };
 }
 
 export function createMessagesService(deps: MessagesServiceDeps) {

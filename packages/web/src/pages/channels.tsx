@@ -6,6 +6,7 @@ import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Link } from '../ui.tsx';
+import { AdminOnlyNote, useCanManage } from '../role.tsx';
 
 export const KINDS: { kind: ChannelKind; label: string }[] = [
   { kind: 'custom', label: 'API' },
@@ -111,6 +112,7 @@ export function ChannelsPage() {
   const [channels, setChannels] = useState<Channel[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [connecting, setConnecting] = useState(false);
+  const canManage = useCanManage();
 
   useEffect(() => {
     api<{ channels: Channel[] }>('GET', '/channels/all/').then((r) => setChannels(r.channels), (e) => setError(errorText(e)));
@@ -120,10 +122,13 @@ export function ChannelsPage() {
     <section>
       <div class="row spread">
         <h1>{t('Channels')}</h1>
-        <button type="button" aria-label="Connect channel" aria-expanded={connecting} onClick={() => setConnecting(!connecting)}>
-          {t('Connect channel')}
-        </button>
+        {canManage && (
+          <button type="button" aria-label="Connect channel" aria-expanded={connecting} onClick={() => setConnecting(!connecting)}>
+            {t('Connect channel')}
+          </button>
+        )}
       </div>
+      {!canManage && <AdminOnlyNote text="Your role (agent) reads channels; an admin or the owner connects and changes them." />}
       {connecting && <ConnectForm onCancel={() => setConnecting(false)} />}
       <ErrorLine error={error} />
       {channels && (

@@ -6,11 +6,13 @@ import type { CannedResponse, Channel, ChannelKind, InboxChat, InboxListChat, In
 import { EnableNotifications } from '../alerts.tsx';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
+import { plural } from '../plural.ts';
 import { useLive } from '../live.ts';
 import { useLoadOrder } from '../load-order.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, formatTime } from '../ui.tsx';
 import { KINDS, kindLabel } from './channels.tsx';
+import { CustomerCard } from './customer-card.tsx';
 
 const PAGE = 50;
 
@@ -112,9 +114,12 @@ function AgentReplyActions({ message, onRated }: { message: InboxMessage; onRate
     <div class="reply-actions">
       {!correcting && (
         <>
-          <button type="button" class="small" aria-label="Mark correct" onClick={markCorrect}>
-            {t('Mark correct')}
-          </button>
+          {/* A fallback is no answer to approve; correcting it teaches the answer the agent lacked. */}
+          {message.agentOutcome === 'answered' && (
+            <button type="button" class="small" aria-label="Mark correct" onClick={markCorrect}>
+              {t('Mark correct')}
+            </button>
+          )}
           <button type="button" class="small" aria-label="Correct the answer" onClick={() => setCorrecting(true)}>
             {t('Correct the answer')}
           </button>
@@ -336,7 +341,7 @@ function MessageLog(props: { chat: InboxChat; messages: (InboxMessage | InboxNot
             </div>
             <div class="text">{message.text}</div>
             <Attachments message={message} />
-            {message.fromAgent && <AgentReplyActions message={message} onRated={onRated} />}
+            {message.agentOutcome !== null && message.agentOutcome !== 'handoff' && <AgentReplyActions message={message} onRated={onRated} />}
           </li>
         ),
       )}
@@ -470,6 +475,7 @@ function ChatView({ chatId, onChanged, version }: { chatId: string; onChanged: (
   return (
     <section class="chat" aria-label={`Chat with ${chat.dialogName}`}>
       <ChatHeader chat={chat} chatId={chatId} act={act} />
+      <CustomerCard chat={chat} />
       <AssignForm
         chat={chat}
         members={members}
@@ -641,8 +647,8 @@ export function InboxPage({ chatId }: { chatId: string | undefined }) {
         </div>
         <FilterBar filters={filters} channels={channels} set={set} />
         <p class="muted" aria-live="polite">
-          {count} · {t('Chats')}
-          {unread > 0 ? ` · ${unread} unread` : ''}
+          {plural(count, 'chat', 'chats')}
+          {unread > 0 ? ` · ${unread} ${t('unread')}` : ''}
         </p>
         <ErrorLine error={error} />
         <ChatList chats={chats} chatId={chatId} />

@@ -8,6 +8,9 @@ import { useLoadOrder } from '../load-order.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Field, Link } from '../ui.tsx';
+import { AdminOnlyNote, useCanManage } from '../role.tsx';
+import { KnowledgeUse } from './knowledge-use.tsx';
+import { plural } from '../plural.ts';
 
 const PAGE = 50;
 /** While a document is being parsed, its list is read again this often. */
@@ -18,6 +21,7 @@ export function KnowledgeBasesPage() {
   const [bases, setBases] = useState<KnowledgeBase[]>([]);
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const canManage = useCanManage();
 
   const load = () => api<{ knowledgeBases: KnowledgeBase[] }>('GET', '/knowledge-bases').then((r) => setBases(r.knowledgeBases), (e) => setError(errorText(e)));
   useEffect(() => void load(), []);
@@ -35,12 +39,16 @@ export function KnowledgeBasesPage() {
   return (
     <section>
       <h1>{t('Knowledge bases')}</h1>
-      <form class="card row" aria-label="Create knowledge base" onSubmit={create}>
-        <input aria-label="Knowledge base name" placeholder={t('Name')} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <button type="submit" aria-label="Create">
-          {t('Create')}
-        </button>
-      </form>
+      {canManage ? (
+        <form class="card row" aria-label="Create knowledge base" onSubmit={create}>
+          <input aria-label="Knowledge base name" placeholder={t('Name')} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <button type="submit" aria-label="Create">
+            {t('Create')}
+          </button>
+        </form>
+      ) : (
+        <AdminOnlyNote text="Your role (agent) reads knowledge bases; an admin or the owner creates and edits them. Corrections from the Inbox still reach them." />
+      )}
       <ErrorLine error={error} />
       <table class="list">
         <tbody>
@@ -51,7 +59,7 @@ export function KnowledgeBasesPage() {
               </td>
               <td>{base.language}</td>
               <td>
-                {base.entryCount} {t('Entries').toLowerCase()}
+                {plural(base.entryCount, 'entry', 'entries')}
               </td>
             </tr>
           ))}
@@ -179,7 +187,7 @@ const STATUS_LABELS: Record<KnowledgeDocument['status'], string> = { processing:
  * The base's documents: dropped on the panel or picked, uploaded one by one; listed with status, passages and why
  * one failed, read again while any is being parsed. Names and errors are text nodes: a document never renders as HTML.
  */
-function Documents({ baseId }: { baseId: string }) {
+function Documents({ baseId, canManage }: { baseId: string; canManage: boolean }) {
   const [documents, setDocuments] = useState<KnowledgeDocument[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [uploading, setUploading] = useState<string | null>(null);
@@ -240,8 +248,8 @@ function Documents({ baseId }: { baseId: string }) {
       }}
     >
       <h2>{t('Documents')}</h2>
-      <p class="muted">{t('Drop PDF, DOCX, Markdown, text or HTML files here (up to 20 MB each), or pick them.')}</p>
-      <label class="field">
+      {canManage && <p class="muted">{t('Drop PDF, DOCX, Markdown, text or HTML files here (up to 20 MB each), or pick them.')}</p>}
+      {canManage && <label class="field">
         <span>{t('Upload document')}</span>
         <input
           type="file"
@@ -256,7 +264,7 @@ function Documents({ baseId }: { baseId: string }) {
             void upload(files);
           }}
         />
-      </label>
+      </label>}
       {uploading !== null && (
         <p class="status" role="status">
           {t('Uploading')} {uploading}…
@@ -271,14 +279,14 @@ function Documents({ baseId }: { baseId: string }) {
                 <td>{document.name}</td>
                 <td>{document.kind}</td>
                 <td aria-label="Status">{t(STATUS_LABELS[document.status])}</td>
-                <td>
-                  {document.passages} {t('passages')}
-                </td>
+                <td>{plural(document.passages, 'passage', 'passages')}</td>
                 <td class="document-error">{document.error ?? ''}</td>
                 <td>
-                  <button type="button" class="small" aria-label={`Delete document ${document.name}`} onClick={() => void remove(document.id)}>
-                    {t('Delete')}
-                  </button>
+                  {canManage && (
+                    <button type="button" class="small" aria-label={`Delete document ${document.name}`} onClick={() => void remove(document.id)}>
+                      {t('Delete')}
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}
@@ -293,21 +301,23 @@ function Documents({ baseId }: { baseId: string }) {
  * One entry of the base as shown: its question, synonyms and answer, and the buttons that edit or delete it. The
  * page keeps the list item itself, the same element whether the entry is shown or edited.
  */
-function EntryView({ entry, onEdit, onDelete }: { entry: KnowledgeEntry; onEdit: () => void; onDelete: () => void }) {
+function EntryView({ entry, onEdit, onDelete }: { entry: KnowledgeEntry; onEdit?: () => void; onDelete?: () => void }) {
   return (
     <>
       <strong>{entry.question}</strong>
       {entry.source === 'correction' && <span class="tag">{t('From a correction')}</span>}
       {entry.synonyms.length > 0 && <p class="muted">{entry.synonyms.join(' · ')}</p>}
       <p class="text">{entry.answer}</p>
-      <div class="row">
-        <button type="button" class="small" aria-label={`Edit ${entry.question}`} onClick={onEdit}>
-          {t('Edit')}
-        </button>
-        <button type="button" class="small" aria-label={`Delete ${entry.question}`} onClick={onDelete}>
-          {t('Delete')}
-        </button>
-      </div>
+      {onEdit && onDelete && (
+        <div class="row">
+          <button type="button" class="small" aria-label={`Edit ${entry.question}`} onClick={onEdit}>
+            {t('Edit')}
+          </button>
+          <button type="button" class="small" aria-label={`Delete ${entry.question}`} onClick={onDelete}>
+            {t('Delete')}
+          </button>
+        </div>
+      )}
     </>
   );
 }
@@ -322,6 +332,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const canManage = useCanManage();
 
   // Each keystroke of the search loads: only the newest answer is shown.
   const order = useLoadOrder();
@@ -380,7 +391,9 @@ export function KnowledgeBasePage({ id }: { id: string }) {
         <Link href="/knowledge-bases">← {t('Knowledge bases')}</Link>
       </p>
       <h1>{base.name}</h1>
-      <form class="card row" aria-label="Rename" onSubmit={rename}>
+      <KnowledgeUse baseId={id} />
+      {!canManage && <AdminOnlyNote text="Your role (agent) reads this knowledge base; an admin or the owner edits it. Corrections from the Inbox still reach it." />}
+      {canManage && <form class="card row" aria-label="Rename" onSubmit={rename}>
         <input aria-label="Name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <button type="submit" aria-label="Rename">
           {t('Rename')}
@@ -399,16 +412,18 @@ export function KnowledgeBasePage({ id }: { id: string }) {
             {t('Delete knowledge base')}
           </button>
         )}
-      </form>
+      </form>}
       <ErrorLine error={error} />
-      <EmbeddingsForm base={base} onSaved={setBase} />
-      <Documents baseId={id} />
-      <EntryForm
-        onSave={async (body) => {
-          await api('POST', `/knowledge-bases/${id}/entries`, { body });
-          await loadEntries();
-        }}
-      />
+      {canManage && <EmbeddingsForm base={base} onSaved={setBase} />}
+      <Documents baseId={id} canManage={canManage} />
+      {canManage && (
+        <EntryForm
+          onSave={async (body) => {
+            await api('POST', `/knowledge-bases/${id}/entries`, { body });
+            await loadEntries();
+          }}
+        />
+      )}
       <h2>
         {t('Entries')} ({count})
       </h2>
@@ -438,7 +453,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
             </li>
           ) : (
             <li key={entry.id} class="card">
-              <EntryView entry={entry} onEdit={() => setEditing(entry.id)} onDelete={() => removeEntry(entry.id)} />
+              {canManage ? <EntryView entry={entry} onEdit={() => setEditing(entry.id)} onDelete={() => removeEntry(entry.id)} /> : <EntryView entry={entry} />}
             </li>
           ),
         )}

@@ -5,6 +5,8 @@ import type { Overview } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { ErrorLine } from '../ui.tsx';
+import { plural } from '../plural.ts';
+import { FirstSteps } from './first-steps.tsx';
 
 /** The agent's replies per day, newest first, days without any left out. */
 function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
@@ -68,6 +70,7 @@ export function OverviewPage() {
   return (
     <section>
       <h1>{t('Overview')}</h1>
+      <FirstSteps />
       <div class="stats">
         <div class="card">
           <h2>
@@ -95,7 +98,7 @@ export function OverviewPage() {
           <h2>{t('Tasks done')}</h2>
           <p class="big">{overview.tasksDone}</p>
           <p>
-            {t('of chats')}: {overview.chats}
+            {t('of')} {plural(overview.chats, 'chat', 'chats')}
           </p>
         </div>
       </div>

@@ -6,7 +6,7 @@ import type { CannedResponse, Invitation, Member, MemberRole, Session } from '@p
 import { api, errorText } from '../api.ts';
 import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
-import { ErrorLine, Field, LanguageSelect, StatusLine } from '../ui.tsx';
+import { CopyButton, ErrorLine, Field, LanguageSelect, StatusLine } from '../ui.tsx';
 
 const ROLE_LABELS: Record<MemberRole, string> = { owner: 'Owner', admin: 'Admin', agent: 'Agent' };
 
@@ -71,6 +71,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
               : t('Send this link to your teammate (shown only now; valid 7 days, works once):')}
           </p>
           <code aria-label="Invitation link">{invitation.inviteUrl}</code>
+          <CopyButton text={invitation.inviteUrl} label="Copy the link" />
         </div>
       )}
     </form>
@@ -237,7 +238,7 @@ function SavedReplyRow({ reply, onChanged }: { reply: CannedResponse; onChanged:
     <li>
       {editing ? (
         <form class="row wrap" onSubmit={save}>
-          <input aria-label={`Short code of /${reply.shortCode}`} required pattern="[A-Za-z0-9_-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
+          <input aria-label={`Short code of /${reply.shortCode}`} required pattern="[A-Za-z0-9_\-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
           <textarea aria-label={`Text of /${reply.shortCode}`} required rows={2} value={text} onInput={(e) => setText(e.currentTarget.value)} />
           <button type="submit" aria-label={`Save /${reply.shortCode}`}>
             {t('Save')}
@@ -297,7 +298,7 @@ export function SavedRepliesPage() {
       <p class="muted">{t('Type / and the short code in the Inbox reply box to insert one.')}</p>
       <form class="card" onSubmit={create}>
         <Field label={t('Short code')}>
-          <input aria-label="Short code" required pattern="[A-Za-z0-9_-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
+          <input aria-label="Short code" required pattern="[A-Za-z0-9_\-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
         </Field>
         <Field label={t('Text')}>
           <textarea aria-label="Text" required rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />

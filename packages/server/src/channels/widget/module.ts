@@ -10,6 +10,8 @@ import { createTypingFeed } from './typing.ts';
 import { createVisitorTokens } from './visitor-token.ts';
 import { createWidgetService } from './widget-service.ts';
 import { createWidgetStore } from './widget-store.ts';
+import { createEmbedAttempts, createEmbedAttemptsStore } from './embed-attempts.ts';
+import { registerEmbedAttemptRoutes } from '../../http/console/embed-attempt-routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,16 +35,19 @@ export function createWidgetModule(core: WidgetShared, deps: { messages: Message
     clock: core.clock,
     ipKey: (ip) => createHmac('sha256', ipKeySecret).update(ip).digest('hex').slice(0, 32),
   });
+  const embedAttempts = createEmbedAttempts({ store: createEmbedAttemptsStore(core.db), clock: core.clock });
   // The typing indicator, heard from the reply jobs of every process (agent/module.ts sends it).
   const typing = createTypingFeed(core.listen);
   core.app.addHook('onReady', () => typing.start());
   core.app.addHook('preClose', () => typing.stop());
   return {
+    consoleRoutes: (api) => registerEmbedAttemptRoutes(api, embedAttempts),
     async register(app) {
       const connections = new Set<WebSocket>();
       app.decorate('widgetConnections', connections);
       await app.register(widgetPlugin, {
         widget,
+        embedAttempts,
         store,
         liveFeed: deps.liveFeed,
         typing,

@@ -10,6 +10,7 @@ import type { WebSocket } from 'ws';
 import { widgetSettingsOf } from '../../channels/channels-service.ts';
 import { normalizeOrigin } from '../../channels/widget/origins.ts';
 import type { WidgetService } from '../../channels/widget/widget-service.ts';
+import type { EmbedAttempts } from '../../channels/widget/embed-attempts.ts';
 import type { WidgetStore } from '../../channels/widget/widget-store.ts';
 import type { TypingFeed } from '../../channels/widget/typing.ts';
 import { Errors } from '../../errors.ts';
@@ -44,6 +45,7 @@ export const WIDGET_DIST = fileURLToPath(new URL('../../../../widget/dist/', imp
 
 export interface WidgetPluginOptions {
   widget: WidgetService;
+  embedAttempts: Pick<EmbedAttempts, 'check'>;
   store: Pick<WidgetStore, 'findChannel'>;
   liveFeed: Pick<LiveFeed, 'subscribe'>;
   typing: Pick<TypingFeed, 'subscribe'>;
@@ -158,6 +160,16 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
     const api: TypedApp = scope.withTypeProvider();
     await registerUploads(scope);
 
+    api.route({
+      ...routeOptions(widgetRoutes.checkEmbed),
+      handler: async (request, reply) => {
+        // Asked by the loader from the host page: readable there (no credentials, nothing secret in the answer).
+        void reply.header('access-control-allow-origin', '*').header('cache-control', 'no-store');
+        const channel = await store.findChannel(request.query.channel);
+        if (!channel) throw Errors.channelNotFound();
+        return options.embedAttempts.check(channel, request.headers.origin ?? request.query.origin);
+      },
+    });
     api.route({
       ...routeOptions(widgetRoutes.startSession),
       handler: async (request) => {

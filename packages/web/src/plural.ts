@@ -1,0 +1,27 @@
+// Counted nouns: "1 passage", "2 passages" (English), and Russian's three forms (1 фрагмент, 2 фрагмента, 5 фрагментов).
+import { currentLang } from './i18n.ts';
+
+/** Russian forms [one, few, many] of the English singular nouns the pages count. */
+const RU: Record<string, [string, string, string]> = {
+  passage: ['фрагмент', 'фрагмента', 'фрагментов'],
+  entry: ['запись', 'записи', 'записей'],
+  chat: ['чат', 'чата', 'чатов'],
+  document: ['документ', 'документа', 'документов'],
+  attempt: ['попытка', 'попытки', 'попыток'],
+};
+
+function ruForm(count: number, forms: [string, string, string]): string {
+  const tens = count % 100;
+  const ones = count % 10;
+  if (tens >= 11 && tens <= 14) return forms[2];
+  if (ones === 1) return forms[0];
+  if (ones >= 2 && ones <= 4) return forms[1];
+  return forms[2];
+}
+
+/** `count` and its noun in the current language: plural(1, 'passage', 'passages') → "1 passage". */
+export function plural(count: number, one: string, many: string): string {
+  const forms = RU[one];
+  if (currentLang() === 'ru' && forms) return `${count} ${ruForm(count, forms)}`;
+  return `${count} ${count === 1 ? one : many}`;
+}
