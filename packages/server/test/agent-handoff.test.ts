@@ -88,7 +88,8 @@ describe('handoff to the team', { concurrency: true }, () => {
       owner.token,
       'POST',
       '/channel/custom/connect/',
-      { body: { name: 'Support', webhookUrl: `${receiver.url}/hook`, knowledgeBaseId: base.body.id, ...channel } },
+      // Never clarifying: these tests are about fallbacks (agent-clarify.test.ts has the clarifications).
+      { body: { name: 'Support', webhookUrl: `${receiver.url}/hook`, knowledgeBaseId: base.body.id, clarifyChoices: 0, ...channel } },
     );
     assert.equal(created.status, 201, created.text);
     const channelId = created.body.id;

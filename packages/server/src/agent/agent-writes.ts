@@ -38,6 +38,8 @@ export interface AgentWritesDeps {
   crmSync?: ChatsServiceDeps['crmSync'];
   /** The model's reason for a handoff is kept as a private note of the chat (messages/notes-store.ts). */
   notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
+  /** A pick of a clarification's option keeps the customer's question as a learned phrasing of the entry. */
+  learnPhrasing?: (tx: Executor, entryId: string, question: string, at: Date) => Promise<void>;
 }
 
 /** The author of the note that keeps the model's reason for a handoff (a note of no member). */
@@ -171,6 +173,8 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           text,
           fallback: !answer.handoff && (answer.fallback ?? false),
           handoff: answer.handoff !== undefined,
+          choices: answer.handoff ? null : (answer.choices ?? null),
+          afterChoice: !answer.handoff && answer.picked !== undefined,
           createdAt: now,
         });
         if (!message) throw new Error('agent reply was not stored');
@@ -200,6 +204,7 @@ export function createAgentWrites(deps: AgentWritesDeps) {
         );
       }
       if (answer.handoff) await recordHandoff(deps, tx, latest, answer.handoff, now);
+      if (answer.picked?.entryId && deps.learnPhrasing) await deps.learnPhrasing(tx, answer.picked.entryId, answer.picked.question, now);
       return true;
     });
   }

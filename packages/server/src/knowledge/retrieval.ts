@@ -13,7 +13,8 @@
 // cross-validated figures); by words alone, a logistic rule over its lexical score and margin; against a threshold
 // (0.5 unless the channel sets its own).
 // The passages of the base's documents are ranked the same way among themselves (the same query vector, their own
-// statistics) for the openai-compatible engine; the knowledge-base engine answers with entries alone.
+// statistics) for the openai-compatible engine, and with the same answer rule's confidence for the knowledge-base
+// engine's clarifying choices (which offers passages, never answers with one directly).
 import type { PassageRow } from './documents/documents-store.ts';
 import { normalized, buildIndex, passageIndexRow, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
 import { MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
@@ -405,6 +406,8 @@ export interface RetrievedPassage {
   document: string;
   headingPath: string[];
   text: string;
+  /** The answer rule's confidence for the passage among the base's passages, 0–1 (clarifying choices weigh it). */
+  score: number;
 }
 
 export interface RetrieverDeps {
@@ -529,11 +532,12 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
     if (index.entries.length === 0 || limit === 0) return [];
     const ranking = rankEntries(index, query, vector, mode);
     const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
-    return candidates.slice(0, limit).map(({ entry }) => ({
-      id: entry.id,
-      document: entry.source?.document ?? '',
-      headingPath: entry.source?.headingPath ?? [],
-      text: entry.answer,
+    return candidates.slice(0, limit).map((signals) => ({
+      id: signals.entry.id,
+      document: signals.entry.source?.document ?? '',
+      headingPath: signals.entry.source?.headingPath ?? [],
+      text: signals.entry.answer,
+      score: confidence(signals, ranking, mode),
     }));
   }
 
