@@ -19,7 +19,7 @@ const ENTRIES = [
   { question: 'Which payment methods do you accept?', answer: 'Cards, PayPal and bank transfer.' },
 ];
 /** Not worded as any entry, close to the shipping ones: below the answer bar, above the clarifying one. */
-const UNSURE = 'shipping question';
+const UNSURE = 'shipping';
 /** The engine answers only exact questions: every other text with candidates is clarified. */
 const ASK_ALWAYS = { kind: 'knowledge-base', answerThreshold: 1 };
 

@@ -7,12 +7,12 @@ import { questionKey } from '../../knowledge/normalize.ts';
 import type { StoredChoice, StoredChoices } from '../../db/schema.ts';
 
 /**
- * The lowest confidence of the best candidate (an entry or a passage) at which the engine asks instead of falling
- * back, with the encoder and by words alone: the second bar under the answer threshold, fitted with
- * `npm run eval:kb` (docs/decisions.md, "Clarifying choices").
+ * The lowest relevance (retrieval.ts `RetrievedEntry.relevance`) of the best candidate (an entry or a passage) at
+ * which the engine asks instead of falling back, with the encoder and by words alone: the second bar, under the
+ * answer rule, fitted with `npm run eval:kb` (docs/decisions.md, "Clarifying choices").
  */
-export const CLARIFY_THRESHOLD = 0.05;
-export const LEXICAL_CLARIFY_THRESHOLD = 0.2;
+export const CLARIFY_THRESHOLD = 6.75;
+export const LEXICAL_CLARIFY_THRESHOLD = 1;
 
 /** A picked passage is sent as its heading and text cut to this many characters, then its document's name. */
 export const PASSAGE_REPLY_MAX = 700;
@@ -22,7 +22,7 @@ export interface Candidate {
   label: string;
   reply: string;
   entryId: string | null;
-  score: number;
+  relevance: number;
 }
 
 /** The text cut at a word boundary to at most `max` characters (a single longer word is cut where it must). */
@@ -44,16 +44,16 @@ export function passageReply(passage: RetrievedPassage): string {
   return `${cutAtWord(body, PASSAGE_REPLY_MAX)} (${passage.document})`;
 }
 
-/** The entries and passages as candidates, best first by confidence. */
+/** The entries and passages as candidates, best first by relevance. */
 export function candidatesOf(entries: readonly RetrievedEntry[], passages: readonly RetrievedPassage[]): Candidate[] {
-  const fromEntries = entries.map((entry) => ({ label: entry.question, reply: entry.answer, entryId: entry.id, score: entry.score }));
+  const fromEntries = entries.map((entry) => ({ label: entry.question, reply: entry.answer, entryId: entry.id, relevance: entry.relevance }));
   const fromPassages = passages.map((passage) => ({
     label: `${passageHeading(passage)} (${passage.document})`,
     reply: passageReply(passage),
     entryId: null,
-    score: passage.score,
+    relevance: passage.relevance,
   }));
-  return [...fromEntries, ...fromPassages].sort((a, b) => b.score - a.score);
+  return [...fromEntries, ...fromPassages].sort((a, b) => b.relevance - a.relevance);
 }
 
 /** At most `max` options with distinct answers (and distinct labels), best first. */

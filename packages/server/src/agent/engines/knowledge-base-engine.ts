@@ -26,6 +26,8 @@ export interface KnowledgeBaseEngineDeps {
   retriever: Pick<Retriever, 'retrieveWithPassages'>;
   /** The language of the account's knowledge base; undefined when it is gone. */
   baseLanguage: (accountId: string, knowledgeBaseId: string) => Promise<string | undefined>;
+  /** The clarifying bar for both rules instead of the shipped ones (`npm run eval:kb` sweeps it). */
+  clarifyBar?: number;
 }
 
 /**
@@ -62,10 +64,10 @@ export interface LookUp {
 export function worthAsking(candidates: readonly Candidate[], semantic: boolean, bar?: number): boolean {
   const best = candidates[0];
   if (!best) return false;
-  return best.score >= (bar ?? (semantic ? CLARIFY_THRESHOLD : LEXICAL_CLARIFY_THRESHOLD));
+  return best.relevance >= (bar ?? (semantic ? CLARIFY_THRESHOLD : LEXICAL_CLARIFY_THRESHOLD));
 }
 
-export function createKnowledgeBaseEngine({ retriever, baseLanguage }: KnowledgeBaseEngineDeps): AgentEngine {
+export function createKnowledgeBaseEngine({ retriever, baseLanguage, clarifyBar }: KnowledgeBaseEngineDeps): AgentEngine {
   async function lookUp(knowledgeBaseId: string, text: string, channel: AgentChannel): Promise<LookUp> {
     const threshold = channel.engine.kind === 'knowledge-base' ? channel.engine.answerThreshold : undefined;
     const asking = channel.clarifyChoices > 0;
@@ -80,8 +82,8 @@ export function createKnowledgeBaseEngine({ retriever, baseLanguage }: Knowledge
     }
     if (!asking) return { candidates: [] };
     const candidates = candidatesOf(entries, passages);
-    const semantic = best?.semantic ?? passages.length > 0;
-    return { candidates: worthAsking(candidates, semantic) ? candidates : [] };
+    const semantic = best?.semantic ?? passages[0]?.semantic ?? false;
+    return { candidates: worthAsking(candidates, semantic, clarifyBar) ? candidates : [] };
   }
 
   function clarification(channel: AgentChannel, question: string, candidates: Candidate[]): AgentAnswer | undefined {
