@@ -213,6 +213,75 @@ describe('clarifying choices', { concurrency: true }, () => {
     assert.equal(answers.length, 2);
   });
 
+  interface Entry {
+    id: string;
+    question: string;
+    synonyms: string[];
+    learnedQuestions: { id: string; text: string; picks: number }[];
+  }
+  async function entries(s: Awaited<ReturnType<typeof setUp>>, as: User = s.owner) {
+    const res = await t.console<{ entries: Entry[] }>(as.token, 'GET', `/knowledge-bases/${s.baseId}/entries`);
+    assert.equal(res.status, 200, res.text);
+    return res.body.entries;
+  }
+
+  test('each pick keeps the question as a learned phrasing of the entry; Keep moves it into synonyms, Discard drops it', async () => {
+    const s = await setUp();
+    const first = await setUp();
+    assert.ok((await entries(first)).every((e) => e.learnedQuestions.length === 0));
+    // Two customers ask the same way and pick the same entry; a third asks otherwise.
+    const pickEntry = async (chat: string, text: string, question: string) => {
+      await s.send(chat, text);
+      const options = optionsIn(await s.nthReply(chat, 1));
+      const n = [...options.entries()].find(([, label]) => label === question)?.[0];
+      assert.ok(n, `${question} offered for ${text}`);
+      await s.send(chat, String(n));
+      await s.nthReply(chat, 2);
+    };
+    await pickEntry('a', 'shipping', 'How much does shipping cost?');
+    await pickEntry('b', 'Shipping!', 'How much does shipping cost?');
+    await pickEntry('c', 'shipping', 'Do you ship abroad?');
+    const learned = await eventually(async () => {
+      const all = await entries(s);
+      const cost = all.find((e) => e.question === 'How much does shipping cost?');
+      return cost?.learnedQuestions[0]?.picks === 2 && all;
+    });
+    const cost = learned.find((e) => e.question === 'How much does shipping cost?') as Entry;
+    const abroad = learned.find((e) => e.question === 'Do you ship abroad?') as Entry;
+    assert.deepEqual(cost.learnedQuestions.map(({ text, picks }) => ({ text, picks })), [{ text: 'shipping', picks: 2 }]);
+    assert.deepEqual(abroad.learnedQuestions.map(({ text, picks }) => ({ text, picks })), [{ text: 'shipping', picks: 1 }]);
+    assert.deepEqual(learned.find((e) => e.question === 'How long does shipping take?')?.learnedQuestions, []);
+
+    // Another account: 404 for both, nothing changed.
+    const intruder = await t.createConsoleUser();
+    const path = `/knowledge-bases/${s.baseId}/entries/${cost.id}/learned/${cost.learnedQuestions[0]?.id}`;
+    const notFound = { message: 'Learned question not found', statusCode: 404 };
+    assert.deepEqual((await t.console(intruder.token, 'POST', `${path}/keep`)).body, notFound);
+    assert.equal((await t.console(intruder.token, 'POST', `${path}/keep`)).status, 404);
+    assert.equal((await t.console(intruder.token, 'DELETE', path)).status, 404);
+    // The wrong entry in the path: 404 too.
+    const wrong = `/knowledge-bases/${s.baseId}/entries/${abroad.id}/learned/${cost.learnedQuestions[0]?.id}`;
+    assert.equal((await t.console(s.owner.token, 'DELETE', wrong)).status, 404);
+
+    const kept = await t.console<Entry>(s.owner.token, 'POST', `${path}/keep`);
+    assert.equal(kept.status, 200, kept.text);
+    assert.deepEqual(kept.body.synonyms, ['shipping']);
+    assert.deepEqual(kept.body.learnedQuestions, []);
+    assert.equal((await t.console(s.owner.token, 'POST', `${path}/keep`)).status, 404);
+    // Kept, the phrasing is the entry's own: the next customer asking so gets the answer directly.
+    await s.send('d', 'shipping');
+    assert.equal(await s.nthReply('d', 1), 'Shipping is free above 50 euros, else 4.90 euros.');
+
+    const discardPath = `/knowledge-bases/${s.baseId}/entries/${abroad.id}/learned/${abroad.learnedQuestions[0]?.id}`;
+    const discarded = await t.console(s.owner.token, 'DELETE', discardPath);
+    assert.equal(discarded.status, 200, discarded.text);
+    assert.deepEqual(discarded.body, { success: true });
+    assert.equal((await t.console(s.owner.token, 'DELETE', discardPath)).status, 404);
+    const after = (await entries(s)).find((e) => e.id === abroad.id);
+    assert.deepEqual(after?.learnedQuestions, []);
+    assert.deepEqual(after?.synonyms, []);
+  });
+
   test('channel fields: validated, updated, shown', async () => {
     const s = await setUp();
     for (const body of [{ clarifyChoices: 6 }, { clarifyChoices: -1 }, { clarifyChoices: 1.5 }, { clarifyPrompt: '' }, { clarifyPrompt: 'x'.repeat(501) }]) {

@@ -22,7 +22,7 @@ import { createReplyStore } from './reply-store.ts';
 export type AgentShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'closeWithApp' | 'db' | 'files' | 'jobs' | 'logger' | 'metrics' | 'urlGuard'>;
 
 export interface AgentModuleDeps {
-  knowledge: Pick<ReturnType<typeof createKnowledgeModule>, 'retriever' | 'baseLanguage'>;
+  knowledge: Pick<ReturnType<typeof createKnowledgeModule>, 'retriever' | 'baseLanguage' | 'learnPhrasing'>;
   customerDelivery: CustomerDelivery;
   eventsCommitted: EventsCommitted;
   crmSync: CrmSyncHook;
@@ -49,6 +49,7 @@ export function createAgentModule(core: AgentShared, { knowledge, customerDelive
     metrics: core.metrics,
     replying: notifyWidgetTyping(core),
     notesStore: createNotesStore,
+    learnPhrasing: knowledge.learnPhrasing,
   });
   core.jobs.handle('agent.reply', (payload) => agent.reply(payload));
   return { agent, consoleRoutes: (api) => registerAgentRoutes(api, agent) } satisfies FeatureModule & Record<string, unknown>;
