@@ -115,6 +115,12 @@ describe('clarifying choices', { concurrency: true }, () => {
     const chosen = ENTRIES.find((e) => e.question === options.get(2));
     assert.equal(await s.nthReply('c1', 2), chosen?.answer);
     assert.deepEqual(await s.handedOff('c1'), []);
+    // The overview counts the answer after a choice apart from direct answers (the clarification is neither).
+    await s.send('c1', 'How do I return an item?');
+    await s.nthReply('c1', 3);
+    const overview = await t.console<{ agentReplies: Record<string, number> }>(s.owner.token, 'GET', '/overview/', { query: { days: '1' } });
+    assert.equal(overview.status, 200, overview.text);
+    assert.deepEqual(overview.body.agentReplies, { answered: 1, answeredAfterChoice: 1, fellBack: 0, handedOff: 0 });
   });
 
   test('a pick by label, case-insensitive; a passage-free base; a new question drops the choice', async () => {

@@ -354,15 +354,15 @@ describe('handoff to the team', { concurrency: true }, () => {
     await s.send('o1', 'talk to a person');
     await s.nthReply('o1', 3);
     const overview = await t.console<{
-      agentReplies: { answered: number; fellBack: number; handedOff: number };
-      agentRepliesPerDay: { date: string; answered: number; fellBack: number; handedOff: number }[];
+      agentReplies: { answered: number; answeredAfterChoice: number; fellBack: number; handedOff: number };
+      agentRepliesPerDay: { date: string; answered: number; answeredAfterChoice: number; fellBack: number; handedOff: number }[];
     }>(s.user.token, 'GET', '/overview/', { query: { days: '3' } });
     assert.equal(overview.status, 200, overview.text);
-    assert.deepEqual(overview.body.agentReplies, { answered: 1, fellBack: 1, handedOff: 1 });
+    assert.deepEqual(overview.body.agentReplies, { answered: 1, answeredAfterChoice: 0, fellBack: 1, handedOff: 1 });
     const today = new Date().toISOString().slice(0, 10);
     assert.equal(overview.body.agentRepliesPerDay.length, 3);
-    assert.deepEqual(overview.body.agentRepliesPerDay.at(-1), { date: today, answered: 1, fellBack: 1, handedOff: 1 });
-    assert.deepEqual(overview.body.agentRepliesPerDay[0], { date: overview.body.agentRepliesPerDay[0]?.date, answered: 0, fellBack: 0, handedOff: 0 });
+    assert.deepEqual(overview.body.agentRepliesPerDay.at(-1), { date: today, answered: 1, answeredAfterChoice: 0, fellBack: 1, handedOff: 1 });
+    assert.deepEqual(overview.body.agentRepliesPerDay[0], { date: overview.body.agentRepliesPerDay[0]?.date, answered: 0, answeredAfterChoice: 0, fellBack: 0, handedOff: 0 });
   });
 
   test('channel fields: shown, changed, validated (0–10, null message); unknown filter values are 400', async () => {
