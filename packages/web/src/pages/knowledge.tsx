@@ -8,6 +8,7 @@ import { useLoadOrder } from '../load-order.ts';
 import { t } from '../i18n.ts';
 import { navigate } from '../router.ts';
 import { ErrorLine, Field, Link } from '../ui.tsx';
+import { LearnedQuestions } from './learned-questions.tsx';
 
 const PAGE = 50;
 /** While a document is being parsed, its list is read again this often. */
@@ -439,6 +440,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
           ) : (
             <li key={entry.id} class="card">
               <EntryView entry={entry} onEdit={() => setEditing(entry.id)} onDelete={() => removeEntry(entry.id)} />
+              <LearnedQuestions baseId={id} entry={entry} onChanged={() => void loadEntries()} />
             </li>
           ),
         )}
