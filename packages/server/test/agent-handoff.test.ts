@@ -238,6 +238,8 @@ describe('handoff to the team', { concurrency: true }, () => {
     assert.equal(info.body.needsHuman, true);
     const sent = await t.console(s.user.token, 'POST', `/chat/messages/${replied.id}/`, { body: { text: 'Hello, I am here.' } });
     assert.equal(sent.status, 201, sent.text);
+    // The member's reply reaches the webhook (a delivery, after the commit) before the agent's silence is judged.
+    await eventually(async () => s.replies('replied').includes('Hello, I am here.'), 10_000);
     const after = await t.console<InboxChat>(s.user.token, 'GET', `/chat/info/${replied.id}/`);
     assert.equal(after.body.needsHuman, false);
     assert.equal(after.body.paused, true, 'the agent stays paused until a member resumes it');
