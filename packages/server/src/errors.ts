@@ -103,6 +103,8 @@ export const Errors = {
   knowledgeBaseNotFound: plain(404, 'knowledgeBaseNotFound', 'Knowledge base not found'),
   knowledgeBaseRefNotFound: plain(400, 'knowledgeBaseRefNotFound', 'knowledgeBaseId: knowledge base not found'),
   entryNotFound: plain(404, 'entryNotFound', 'Entry not found'),
+  learnedQuestionNotFound: plain(404, 'learnedQuestionNotFound', 'Learned question not found'),
+  tooManySynonyms: plain(400, 'tooManySynonyms', 'synonyms: at most 20 per entry'),
   documentNotFound: plain(404, 'documentNotFound', 'Document not found'),
   documentTooLarge: plain(413, 'documentTooLarge', 'File too large: at most 20 MB'),
   documentFileMissing: plain(400, 'documentFileMissing', 'file: send one file in the multipart/form-data field "file"'),

@@ -3,7 +3,8 @@
 // local model server (recording the prompt) carries the passage that holds the answer, with its source, and the
 // instruction to answer only from what it was given; the reply is the model's. Passages are ranked apart from the
 // entries (which are still given), embedded by the base's provider when it has one, and gone once the document is
-// deleted; the knowledge-base engine keeps answering with entries alone; `Try the agent` shows the passages given.
+// deleted; the knowledge-base engine answers directly with entries alone and offers passages as clarifying choices
+// (a pick sends the passage's text with its document's name); `Try the agent` shows the passages given.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { NewMessagesEvent, WebhookEvent } from '@parley/contracts';
@@ -163,15 +164,46 @@ describe('documents in the agent\'s answers', { concurrency: true }, () => {
     assert.ok(!systemPrompt(fake.to(COMPLETIONS).at(-1)).includes('returns-policy.pdf'));
   });
 
-  test('the knowledge-base engine answers with entries alone: a question only a document answers gets the fallback', async () => {
+  test('the knowledge-base engine offers a passage as a choice (never answers with it directly); a pick sends its text and document', async () => {
     const user = await t.createConsoleUser();
     const { baseId } = await baseWithPolicy(user);
-    const channelId = await channel(user, baseId, { kind: 'knowledge-base' });
-    const answer = await tryAgent(user, channelId, 'Can I return earrings?');
-    assert.equal(answer.reply, fallbackText('en'));
-    assert.deepEqual(answer.passages, []);
+    const r = await receiver();
+    const channelId = await channel(user, baseId, { kind: 'knowledge-base' }, r.url);
+    const asked = await tryAgent(user, channelId, 'Can I return earrings?');
+    assert.deepEqual(asked.passages, []);
+    const lines = (asked.reply ?? '').split('\n');
+    assert.equal(lines[0], 'Did you mean one of these?');
+    assert.ok(lines.includes('1. Final sale (returns-policy.pdf)'), asked.reply ?? '');
+    assert.equal(lines.at(-1), '0. Something else');
     const hours = await tryAgent(user, channelId, 'What are your opening hours?');
     assert.equal(hours.reply, 'We are open from 10:00 to 22:00 every day.');
+
+    const send = async (text: string) => {
+      const sent = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+        headers: { authorization: user.key },
+        body: { channel: 'custom', channelId, externalChatId: 'earrings', role: 'user', text },
+      });
+      assert.equal(sent.status, 201, sent.text);
+    };
+    const nth = (n: number) =>
+      eventually(async () => {
+        const texts = r.requests
+          .map((request) => JSON.parse(request.body) as WebhookEvent)
+          .flatMap((event) => (event.event === 'new_messages' ? event.messages : []))
+          .filter((m) => m.role === 'assistant')
+          .map((m) => m.text);
+        return [...new Set(texts)][n - 1];
+      }, 20_000);
+    await send('Can I return earrings?');
+    assert.equal(await nth(1), asked.reply);
+    await send('1');
+    // The passage: its heading and text (at most 700 characters), then its document's name.
+    const finalSale = passage('Final sale');
+    assert.equal(await nth(2), `Final sale\n${finalSale.text} (returns-policy.pdf)`);
+
+    // clarifyChoices 0: entries alone answer, a question only a document answers gets the fallback.
+    assert.equal((await t.console(user.token, 'PUT', `/channel/custom/${encodeURIComponent(channelId)}/`, { body: { clarifyChoices: 0 } })).status, 200);
+    assert.equal((await tryAgent(user, channelId, 'Can I return earrings?')).reply, fallbackText('en'));
   });
 
   test('with an embeddings provider, passages are embedded by it and found by meaning, not only by shared words', async () => {

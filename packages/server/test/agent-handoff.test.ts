@@ -89,7 +89,8 @@ describe('handoff to the team', { concurrency: true }, () => {
       owner.token,
       'POST',
       '/channel/custom/connect/',
-      { body: { name: 'Support', webhookUrl: `${receiver.url}/hook`, knowledgeBaseId: base.body.id, ...channel } },
+      // Never clarifying: these tests are about fallbacks (agent-clarify.test.ts has the clarifications).
+      { body: { name: 'Support', webhookUrl: `${receiver.url}/hook`, knowledgeBaseId: base.body.id, clarifyChoices: 0, ...channel } },
     );
     assert.equal(created.status, 201, created.text);
     const channelId = created.body.id;
@@ -238,6 +239,8 @@ describe('handoff to the team', { concurrency: true }, () => {
     assert.equal(info.body.needsHuman, true);
     const sent = await t.console(s.user.token, 'POST', `/chat/messages/${replied.id}/`, { body: { text: 'Hello, I am here.' } });
     assert.equal(sent.status, 201, sent.text);
+    // The member's reply reaches the webhook (a delivery, after the commit) before the agent's silence is judged.
+    await eventually(async () => s.replies('replied').includes('Hello, I am here.'), 10_000);
     const after = await t.console<InboxChat>(s.user.token, 'GET', `/chat/info/${replied.id}/`);
     assert.equal(after.body.needsHuman, false);
     assert.equal(after.body.paused, true, 'the agent stays paused until a member resumes it');
@@ -357,15 +360,15 @@ describe('handoff to the team', { concurrency: true }, () => {
     await s.send('o1', 'talk to a person');
     await s.nthReply('o1', 3);
     const overview = await t.console<{
-      agentReplies: { answered: number; fellBack: number; handedOff: number };
-      agentRepliesPerDay: { date: string; answered: number; fellBack: number; handedOff: number }[];
+      agentReplies: { answered: number; answeredAfterChoice: number; fellBack: number; handedOff: number };
+      agentRepliesPerDay: { date: string; answered: number; answeredAfterChoice: number; fellBack: number; handedOff: number }[];
     }>(s.user.token, 'GET', '/overview/', { query: { days: '3' } });
     assert.equal(overview.status, 200, overview.text);
-    assert.deepEqual(overview.body.agentReplies, { answered: 1, fellBack: 1, handedOff: 1 });
+    assert.deepEqual(overview.body.agentReplies, { answered: 1, answeredAfterChoice: 0, fellBack: 1, handedOff: 1 });
     const today = new Date().toISOString().slice(0, 10);
     assert.equal(overview.body.agentRepliesPerDay.length, 3);
-    assert.deepEqual(overview.body.agentRepliesPerDay.at(-1), { date: today, answered: 1, fellBack: 1, handedOff: 1 });
-    assert.deepEqual(overview.body.agentRepliesPerDay[0], { date: overview.body.agentRepliesPerDay[0]?.date, answered: 0, fellBack: 0, handedOff: 0 });
+    assert.deepEqual(overview.body.agentRepliesPerDay.at(-1), { date: today, answered: 1, answeredAfterChoice: 0, fellBack: 1, handedOff: 1 });
+    assert.deepEqual(overview.body.agentRepliesPerDay[0], { date: overview.body.agentRepliesPerDay[0]?.date, answered: 0, answeredAfterChoice: 0, fellBack: 0, handedOff: 0 });
   });
 
   test('channel fields: shown, changed, validated (0–10, null message); unknown filter values are 400', async () => {

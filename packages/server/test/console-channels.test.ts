@@ -64,6 +64,8 @@ describe('connect', () => {
       autoReply: null,
       handoffMessage: null,
       handoffAfterFallbacks: 2,
+      clarifyChoices: 3,
+      clarifyPrompt: null,
       credentialsSet: false,
       inboundUrl: null,
       verifyToken: null,

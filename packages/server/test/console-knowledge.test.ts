@@ -228,6 +228,7 @@ describe('entries', () => {
       'createdAt',
       'id',
       'knowledgeBaseId',
+      'learnedQuestions',
       'messageId',
       'question',
       'source',
@@ -244,6 +245,7 @@ describe('entries', () => {
       answer: 'See the Orders page.',
       source: 'manual',
       messageId: null,
+      learnedQuestions: [],
       createdAt: res.body.createdAt,
       updatedAt: res.body.createdAt,
     });

@@ -148,6 +148,102 @@ for (const kind of ['whatsapp', 'facebook', 'instagram'] as const) {
       channelId = res.body.id;
     });
 
+    test('clarifying choices: native quick replies beside the text (the API\'s real shapes); a tap picks one', async () => {
+      const cost = { question: 'How much does shipping cost?', answer: 'Shipping is free above 50 euros.' };
+      const bases = await t.console<{ knowledgeBases: { id: string }[] }>(account.user.token, 'GET', '/knowledge-bases');
+      const baseId = bases.body.knowledgeBases[0]?.id;
+      const listed = await t.console<{ entries: { question: string }[] }>(account.user.token, 'GET', `/knowledge-bases/${baseId}/entries`);
+      if (!listed.body.entries.some((e) => e.question === cost.question)) {
+        assert.equal((await t.console(account.user.token, 'POST', `/knowledge-bases/${baseId}/entries`, { body: cost })).status, 201);
+      }
+      const strict = { agentEngine: { kind: 'knowledge-base', answerThreshold: 1 } };
+      assert.equal((await t.console(account.user.token, 'PUT', `/channel/${kind}/${channelId}/`, { body: strict })).status, 200);
+      try {
+        const from = customer();
+        assert.equal((await post(setup.update(from, mid(), { text: 'shipping' }))).status, 200);
+        const [asked] = await eventually(async () => sendsTo(from).length > 0 && sendsTo(from), 10_000);
+        const body = asked?.body as { message?: { text?: string; quick_replies?: unknown }; interactive?: { body?: { text?: string } } };
+        const text = String(kind === 'whatsapp' ? body.interactive?.body?.text : body.message?.text);
+        const lines = String(text).split('\n');
+        assert.equal(lines[0], 'Did you mean one of these?');
+        const labels = lines.slice(1, -1).map((line) => line.replace(/^\d\. /, ''));
+        assert.deepEqual([...labels].sort(), [cost.question, QUESTION].sort());
+        const options = [...labels.map((label, i) => [label, String(i + 1)]), ['Something else', '0']] as [string, string][];
+        if (kind === 'whatsapp') {
+          assert.deepEqual(body, {
+            messaging_product: 'whatsapp',
+            recipient_type: 'individual',
+            to: from,
+            type: 'interactive',
+            interactive: {
+              type: 'list',
+              body: { text },
+              action: {
+                button: 'Choose',
+                sections: [{ rows: options.map(([label, id]) => ({ id, title: label.slice(0, 24), ...(label.length > 24 ? { description: label } : {}) })) }],
+              },
+            },
+          });
+        } else {
+          assert.deepEqual(body.message?.quick_replies, options.map(([label, payload]) => ({ content_type: 'text', title: label.slice(0, 20), payload })));
+        }
+        // The customer taps the cost option: its number comes back (WhatsApp list_reply.id, quick_reply.payload).
+        const n = String(labels.indexOf(cost.question) + 1);
+        const tapId = mid();
+        const tap =
+          kind === 'whatsapp'
+            ? {
+                object: 'whatsapp_business_account',
+                entry: [
+                  {
+                    id: 'waba',
+                    changes: [
+                      {
+                        field: 'messages',
+                        value: {
+                          messaging_product: 'whatsapp',
+                          metadata: { display_phone_number: '15550001098', phone_number_id: setup.senderId },
+                          contacts: [{ profile: { name: 'Grace Hopper' }, wa_id: from }],
+                          messages: [
+                            {
+                              from,
+                              id: tapId,
+                              timestamp: String(Math.floor(Date.now() / 1000)),
+                              type: 'interactive',
+                              interactive: { type: 'list_reply', list_reply: { id: n, title: cost.question.slice(0, 24) } },
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                ],
+              }
+            : {
+                object: kind === 'facebook' ? 'page' : 'instagram',
+                entry: [
+                  {
+                    id: setup.senderId,
+                    time: Date.now(),
+                    messaging: [
+                      {
+                        sender: { id: from },
+                        recipient: { id: setup.senderId },
+                        timestamp: Date.now(),
+                        message: { mid: tapId, text: cost.question.slice(0, 20), quick_reply: { payload: n } },
+                      },
+                    ],
+                  },
+                ],
+              };
+        assert.equal((await post(tap)).status, 200);
+        const sends = await eventually(async () => sendsTo(from).length > 1 && sendsTo(from), 10_000);
+        assert.deepEqual(sends[1]?.body, setup.expectedSend(from, cost.answer));
+      } finally {
+        await t.console(account.user.token, 'PUT', `/channel/${kind}/${channelId}/`, { body: { agentEngine: { kind: 'knowledge-base' } } });
+      }
+    });
+
     test('the view gives the inbound URL and the verify token to paste into Meta; no other secret', async () => {
       const view = await t.console<Record<string, unknown>>(account.user.token, 'GET', `/channel/${kind}/${channelId}/`);
       assert.equal(view.body.inboundUrl, `${PUBLIC_URL}/channels/${kind}/${channelId}/webhook`);

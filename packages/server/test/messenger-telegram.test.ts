@@ -66,7 +66,7 @@ describe('connect', () => {
     assert.equal(call.path, `/bot${TOKEN}/setWebhook`);
     assert.equal(call.json?.url, `${PUBLIC_URL}/channels/telegram/${channelId}/webhook`);
     assert.match(String(call.json?.secret_token), /^[A-Za-z0-9_-]{32,256}$/);
-    assert.deepEqual(call.json?.allowed_updates, ['message']);
+    assert.deepEqual(call.json?.allowed_updates, ['message', 'callback_query']);
     const view = await t.console<Record<string, unknown>>(account.user.token, 'GET', `/channel/telegram/${channelId}/`);
     assert.equal(view.status, 200);
     assert.equal(view.body.inboundUrl, `${PUBLIC_URL}/channels/telegram/${channelId}/webhook`);
@@ -278,5 +278,57 @@ describe('delete', () => {
     assert.deepEqual(deleted.body, { success: true });
     assert.equal(telegram.calls('deleteWebhook').length, 1);
     assert.equal(telegram.webhooks.has(TOKEN), false);
+  });
+});
+
+describe('clarifying choices', () => {
+  test('the options go out as an inline keyboard beside the text; a tap (callback_query) picks one', async () => {
+    const bot = '223456789:AAHchoicechoicechoicechoice_token';
+    telegram.addBot(bot, { id: 223456789, username: 'parley_choice_bot' });
+    const bases = await t.console<{ knowledgeBases: { id: string }[] }>(account.user.token, 'GET', '/knowledge-bases');
+    const baseId = bases.body.knowledgeBases[0]?.id;
+    const cost = { question: 'How much does shipping cost?', answer: 'Shipping is free above 50 euros.' };
+    assert.equal((await t.console(account.user.token, 'POST', `/knowledge-bases/${baseId}/entries`, { body: cost })).status, 201);
+    const res = await account.connect('telegram', { botToken: bot }, { agentEngine: { kind: 'knowledge-base', answerThreshold: 1 } });
+    assert.equal(res.status, 201, res.text);
+    const choiceChannel = res.body.id;
+    const choiceSecret = telegram.webhooks.get(bot)?.secretToken ?? '';
+    const postTo = (body: unknown) => post(body, { 'x-telegram-bot-api-secret-token': choiceSecret }, choiceChannel);
+
+    assert.equal((await postTo(update(7001, { text: 'shipping' }))).status, 200);
+    const [asked] = await eventually(async () => sentTo(7001).length > 0 && sentTo(7001), 10_000);
+    const text = String(asked?.json?.text);
+    const lines = text.split('\n');
+    assert.equal(lines[0], 'Did you mean one of these?');
+    const labels = lines.slice(1, -1).map((line) => line.replace(/^\d\. /, ''));
+    assert.deepEqual([...labels].sort(), [cost.question, QUESTION].sort());
+    // The API's real shape: reply_markup.inline_keyboard, rows of { text, callback_data }.
+    assert.deepEqual(asked?.json?.reply_markup, {
+      inline_keyboard: [
+        [{ text: labels[0], callback_data: '1' }],
+        [{ text: labels[1], callback_data: '2' }],
+        [{ text: 'Something else', callback_data: '0' }],
+      ],
+    });
+
+    // The customer taps the cost option: Telegram posts a callback_query with the message it belongs to.
+    const n = labels.indexOf(cost.question) + 1;
+    const id = ++updateId;
+    const tap = {
+      update_id: id,
+      callback_query: {
+        id: `cb${id}`,
+        from: { id: 7001, is_bot: false, first_name: 'Ada', last_name: 'Lovelace', username: 'ada' },
+        message: { message_id: 1, chat: { id: 7001, first_name: 'Ada', last_name: 'Lovelace', type: 'private' }, date: Math.floor(Date.now() / 1000), text },
+        chat_instance: '42',
+        data: String(n),
+      },
+    };
+    assert.equal((await postTo(tap)).status, 200);
+    const calls = await eventually(async () => sentTo(7001).length > 1 && sentTo(7001), 10_000);
+    assert.deepEqual(calls[1]?.json, { chat_id: '7001', text: cost.answer });
+    const chat = await account.chatOf(choiceChannel, '7001');
+    const messages = await account.messages(chat.id);
+    assert.deepEqual(messages.map((m) => [m.role, m.text]).slice(-2), [['user', String(n)], ['assistant', cost.answer]]);
   });
 });

@@ -167,3 +167,39 @@ describe('delete', () => {
     assert.equal(viber.webhooks.has(AUTH_TOKEN), false);
   });
 });
+
+describe('clarifying choices', () => {
+  test('the options go out as a keyboard beside the text; a button reply (its number) picks one', async () => {
+    const auth = '5553b6ac12345678-e02c5f12174805f9-choicechoice01';
+    viber.addBot(auth);
+    const bases = await t.console<{ knowledgeBases: { id: string }[] }>(account.user.token, 'GET', '/knowledge-bases');
+    const baseId = bases.body.knowledgeBases[0]?.id;
+    const cost = { question: 'How much does shipping cost?', answer: 'Shipping is free above 50 euros.' };
+    assert.equal((await t.console(account.user.token, 'POST', `/knowledge-bases/${baseId}/entries`, { body: cost })).status, 201);
+    const res = await account.connect('viber', { authToken: auth }, { agentEngine: { kind: 'knowledge-base', answerThreshold: 1 } });
+    assert.equal(res.status, 201, res.text);
+    const postTo = (raw: string) =>
+      t.request('POST', `/channels/viber/${res.body.id}/webhook`, { body: raw, headers: { 'x-viber-content-signature': sign(raw, auth) } });
+
+    assert.equal((await postTo(callback('choice-1==', { type: 'text', text: 'shipping' }))).status, 200);
+    const [asked] = await eventually(async () => sentTo('choice-1==').length > 0 && sentTo('choice-1=='), 10_000);
+    const lines = String(asked?.json?.text).split('\n');
+    assert.equal(lines[0], 'Did you mean one of these?');
+    const labels = lines.slice(1, -1).map((line) => line.replace(/^\d\. /, ''));
+    assert.deepEqual([...labels].sort(), [cost.question, QUESTION].sort());
+    // The API's real shape: keyboard { Type: 'keyboard', Buttons: [{ ActionType: 'reply', ActionBody, Text }] }.
+    const button = (body: string, text: string) => ({ Columns: 6, Rows: 1, ActionType: 'reply', ActionBody: body, Text: text });
+    assert.deepEqual(asked?.json?.keyboard, {
+      Type: 'keyboard',
+      DefaultHeight: false,
+      Buttons: [button('1', labels[0] as string), button('2', labels[1] as string), button('0', 'Something else')],
+    });
+
+    // A reply button sends its ActionBody as the customer's text message.
+    const n = labels.indexOf(cost.question) + 1;
+    assert.equal((await postTo(callback('choice-1==', { type: 'text', text: String(n) }))).status, 200);
+    const calls = await eventually(async () => sentTo('choice-1==').length > 1 && sentTo('choice-1=='), 10_000);
+    assert.equal(calls[1]?.json?.text, cost.answer);
+    assert.equal(calls[1]?.json?.keyboard, undefined);
+  });
+});

@@ -235,6 +235,33 @@ describe('chat widget in a browser', browserTests, () => {
     });
   }
 
+  test('clarifying choices: the options are buttons under the agent message; a tap picks one', async (tc) => {
+    const { user, snippet } = await setUpChannel({}, { agentEngine: { kind: 'knowledge-base', answerThreshold: 1 } });
+    const bases = await t.console<{ knowledgeBases: { id: string }[] }>(user.token, 'GET', '/knowledge-bases');
+    const baseId = bases.body.knowledgeBases[0]?.id;
+    const cost = { question: 'How much does shipping cost?', answer: 'Shipping is free above 50 euros.' };
+    assert.equal((await t.console(user.token, 'POST', `/knowledge-bases/${baseId}/entries`, { body: cost })).status, 201);
+    site.page(shopPage(snippet));
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(tc, page, async () => {
+      await page.goto(site.origin);
+      await openChat(page);
+      await say(page, 'shipping');
+      const choice = log(page).getByRole('button', { name: cost.question, exact: true });
+      await choice.waitFor(WAIT);
+      await log(page).getByRole('button', { name: QUESTION, exact: true }).waitFor(WAIT);
+      await log(page).getByRole('button', { name: 'Something else', exact: true }).waitFor(WAIT);
+      await choice.click();
+      await log(page).getByText(cost.answer).waitFor(WAIT);
+      // Answered, the choice is over: no buttons are left.
+      await eventually(async () => (await log(page).getByRole('button').count()) === 0, 15_000);
+      // The tap sent the label as the visitor's message.
+      const [chat] = await widgetChats(user.key);
+      const history = await t.console<{ messages: { text: string; role: string }[] }>(user.token, 'GET', `/chat/messages/${chat?.id}/`);
+      assert.ok(JSON.stringify(history.body).includes(JSON.stringify(cost.question)), history.text);
+    });
+  });
+
   test("the host page's API: open, close, send, events, reset; a reply while closed shows a badge", async (tc) => {
     const { user, snippet, channelId } = await setUpChannel();
     const stub = '<script>window.parley = window.parley || function () { (window.parley.q = window.parley.q || []).push(arguments) };' +

@@ -167,6 +167,9 @@ export const HANDOFF_MESSAGE_MAX = 2000;
 /** The knowledge-base engine hands a chat to the team instead of its n-th fallback in a row (0: never). */
 export const HANDOFF_AFTER_FALLBACKS_DEFAULT = 2;
 export const HANDOFF_AFTER_FALLBACKS_MAX = 10;
+export const CLARIFY_CHOICES_DEFAULT = 3;
+export const CLARIFY_CHOICES_MAX = 5;
+export const CLARIFY_PROMPT_MAX = 500;
 
 function optional<T extends TProperties>(properties: T) {
   return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])) as {
@@ -198,6 +201,18 @@ const editable = {
     maximum: HANDOFF_AFTER_FALLBACKS_MAX,
     description: `knowledge-base engine: a fallback that would be the n-th in a row hands the chat to the team instead; 0: never (default ${HANDOFF_AFTER_FALLBACKS_DEFAULT})`,
   }),
+  clarifyChoices: Type.Integer({
+    minimum: 0,
+    maximum: CLARIFY_CHOICES_MAX,
+    description: `knowledge-base engine: when unsure, it offers at most this many options to choose from; 0: never asks (default ${CLARIFY_CHOICES_DEFAULT})`,
+  }),
+  clarifyPrompt: nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: CLARIFY_PROMPT_MAX,
+      description: "the sentence before the options; null: a default sentence in the channel's aiLang",
+    }),
+  ),
 };
 
 const { name, ...rest } = editable;
@@ -244,6 +259,8 @@ export const Channel = object({
   autoReply: nullable(Type.String()),
   handoffMessage: nullable(Type.String({ description: "sent when the agent hands a chat to the team; null: a default sentence in the channel's aiLang" })),
   handoffAfterFallbacks: Type.Integer({ description: 'knowledge-base engine: fallbacks in a row before it hands the chat to the team; 0: never' }),
+  clarifyChoices: Type.Integer({ description: 'knowledge-base engine: at most this many options when it asks the customer to choose; 0: never asks' }),
+  clarifyPrompt: nullable(Type.String({ description: "the sentence before the options; null: a default sentence in the channel's aiLang" })),
   credentialsSet: Type.Boolean({ description: 'messenger credentials are stored' }),
   inboundUrl: nullable(
     Type.String({ description: "messenger kinds: where the messenger posts its updates (paste it into Meta's dashboard); null otherwise" }),

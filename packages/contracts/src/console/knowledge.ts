@@ -52,6 +52,13 @@ export const KnowledgeEntry = object({
   answer: Type.String(),
   source: stringEnum(['manual', 'correction'] as const),
   messageId: nullable(Type.String({ description: 'the disliked agent reply a correction came from' })),
+  learnedQuestions: Type.Array(
+    object({ id: Type.String(), text: Type.String(), picks: Type.Integer({ description: 'how many times customers chose the entry after asking so' }) }),
+    {
+      description:
+        "phrasings customers chose this entry for (clarifying choices), the most picked first, until kept (moved into `synonyms`) or discarded",
+    },
+  ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -65,6 +72,7 @@ export const SYNONYMS_MAX = 20;
 const Synonyms = Type.Array(Type.String({ minLength: 1, maxLength: QUESTION_MAX }), { maxItems: SYNONYMS_MAX });
 const KbParams = object({ id: Uuid });
 const EntryParams = object({ id: Uuid, entryId: Uuid });
+const LearnedParams = object({ id: Uuid, entryId: Uuid, learnedId: Uuid });
 
 export const knowledgeRoutes = {
   createKnowledgeBase: route({
@@ -154,6 +162,24 @@ export const knowledgeRoutes = {
       body: object({ question: Type.Optional(Question), synonyms: Type.Optional(Synonyms), answer: Type.Optional(Answer) }),
       response: { 200: KnowledgeEntry, ...ConsoleErrors },
     },
+  }),
+  keepLearnedQuestion: route({
+    method: 'POST',
+    url: '/knowledge-bases/:id/entries/:entryId/learned/:learnedId/keep',
+    operationId: 'keepLearnedQuestion',
+    role: 'admin',
+    summary: "Keep a phrasing customers chose: it moves into the entry's synonyms",
+    tags: ['Knowledge bases'],
+    schema: { params: LearnedParams, response: { 200: KnowledgeEntry, ...ConsoleErrors } },
+  }),
+  discardLearnedQuestion: route({
+    method: 'DELETE',
+    url: '/knowledge-bases/:id/entries/:entryId/learned/:learnedId',
+    operationId: 'discardLearnedQuestion',
+    role: 'admin',
+    summary: 'Discard a phrasing customers chose',
+    tags: ['Knowledge bases'],
+    schema: { params: LearnedParams, response: { 200: object({ success: Type.Literal(true) }), ...ConsoleErrors } },
   }),
   deleteEntry: route({
     method: 'DELETE',

@@ -11,13 +11,20 @@ export const Overview = object({
   /** One row per UTC day of the window, oldest first (days without chats included, with 0). */
   conversationsPerDay: Type.Array(object({ date: Type.String({ description: 'YYYY-MM-DD (UTC)' }), conversations: Type.Integer() })),
   agentReplies: object({
-    answered: Type.Integer({ description: 'agent replies with an answer (knowledge base, model or greeting)' }),
+    answered: Type.Integer({ description: 'agent replies with a direct answer (knowledge base, model or greeting)' }),
+    answeredAfterChoice: Type.Integer({ description: "agent replies that answered the customer's pick of clarifying choices" }),
     fellBack: Type.Integer({ description: "agent replies that were the engine's fallback sentence" }),
     handedOff: Type.Integer({ description: 'chats the agent handed to the team (its handoff message)' }),
   }),
   /** The agent's replies per UTC day of the window, oldest first (days without replies included, with 0). */
   agentRepliesPerDay: Type.Array(
-    object({ date: Type.String({ description: 'YYYY-MM-DD (UTC)' }), answered: Type.Integer(), fellBack: Type.Integer(), handedOff: Type.Integer() }),
+    object({
+      date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+      answered: Type.Integer(),
+      answeredAfterChoice: Type.Integer(),
+      fellBack: Type.Integer(),
+      handedOff: Type.Integer(),
+    }),
   ),
   corrections: Type.Integer({ description: 'knowledge-base entries made from corrected replies in the window' }),
   tasksDone: Type.Integer({ description: 'chats whose task is done (all time)' }),

@@ -83,6 +83,12 @@ export const WidgetMessage = object({
   name: nullable(Type.String({ description: "who answered, as the visitor sees it: a team member's name; null for the agent, the visitor and an unnamed team reply" })),
   text: Type.String(),
   attachments: Type.Array(WidgetAttachment),
+  choices: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "an agent's clarifying choices: the options' labels, then the last line's (something else); the frame shows them as buttons that send the label",
+    }),
+  ),
   createdAt: Timestamp,
 });
 export type WidgetMessage = Static<typeof WidgetMessage>;

@@ -48,12 +48,15 @@ function agentChannel(channel: ChannelRow): AgentChannel {
     engine: channel.agentEngine,
     apiKey: channel.agentApiKey,
     handoffAfterFallbacks: channel.handoffAfterFallbacks,
+    clarifyChoices: channel.clarifyChoices,
+    clarifyPrompt: channel.clarifyPrompt,
   };
 }
 
 function toAgentMessage(row: MessageRow): AgentMessage {
   const message: AgentMessage = { role: row.role === 'user' ? 'user' : 'assistant', text: row.text, attachments: row.attachments };
-  if (row.origin === 'agent') message.agentReply = row.handoff ? 'handoff' : row.fallback ? 'fallback' : 'answered';
+  if (row.origin === 'agent') message.agentReply = row.handoff ? 'handoff' : row.fallback ? 'fallback' : row.choices ? 'clarified' : 'answered';
+  if (row.choices) message.choices = row.choices;
   return message;
 }
 
@@ -84,7 +87,7 @@ export function createAgentService(deps: AgentServiceDeps) {
 
   /** Writes the engine's answer: in one statement when it is a plain reply, else step by step. Whether it was sent. */
   async function write(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
-    if (answer.taskComplete === null && answer.text !== null && !answer.handoff) {
+    if (answer.taskComplete === null && answer.text !== null && !answer.handoff && !answer.choices && !answer.picked) {
       return writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false);
     }
     return writeReplyStepByStep(channel, chat, waiting, answer);

@@ -21,6 +21,26 @@ const HANDOFF = new Map<string, string>([
   ['pt', 'Estou passando sua conversa para alguém da nossa equipe; a resposta virá aqui assim que possível.'],
 ]);
 
+const CLARIFY_PROMPT = new Map<string, string>([
+  ['en', 'Did you mean one of these?'],
+  ['ru', 'Вы имели в виду одно из этого?'],
+  ['de', 'Meinten Sie eines davon?'],
+  ['fr', "Vouliez-vous dire l'une de ces questions ?"],
+  ['es', '¿Quiso decir alguna de estas?'],
+  ['it', 'Intendeva una di queste?'],
+  ['pt', 'Você quis dizer uma destas?'],
+]);
+
+const SOMETHING_ELSE = new Map<string, string>([
+  ['en', 'Something else'],
+  ['ru', 'Другое'],
+  ['de', 'Etwas anderes'],
+  ['fr', 'Autre chose'],
+  ['es', 'Otra cosa'],
+  ['it', "Un'altra cosa"],
+  ['pt', 'Outra coisa'],
+]);
+
 const VOICE_NOTE = new Map<string, string>([
   ['en', '[The customer sent a voice message, which cannot be listened to here.]'],
   ['ru', '[Клиент отправил голосовое сообщение, которое здесь нельзя прослушать.]'],
@@ -39,6 +59,16 @@ export function fallbackText(aiLang: string): string {
 /** What the agent says when it hands a chat to the team and the channel has no handoff message of its own. */
 export function handoffText(aiLang: string): string {
   return pick(HANDOFF, aiLang);
+}
+
+/** The sentence before a clarification's options when the channel has no `clarifyPrompt` of its own. */
+export function clarifyPromptText(aiLang: string): string {
+  return pick(CLARIFY_PROMPT, aiLang);
+}
+
+/** The last option of a clarification (`0. …`): the customer's question is none of the others (a handoff). */
+export function somethingElseText(aiLang: string): string {
+  return pick(SOMETHING_ELSE, aiLang);
 }
 
 /** Put in place of a voice message for a model that is not given a transcription. */

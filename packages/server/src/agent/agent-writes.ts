@@ -41,6 +41,8 @@ export interface AgentWritesDeps {
   notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
   /** A handoff alerts the team (alerts/alert-queue.ts), in its transaction. */
   alerts?: Pick<AlertQueue, 'needsPerson'>;
+  /** A pick of a clarification's option keeps the customer's question as a learned phrasing of the entry. */
+  learnPhrasing?: (tx: Executor, entryId: string, question: string, at: Date) => Promise<void>;
 }
 
 /** The author of the note that keeps the model's reason for a handoff (a note of no member). */
@@ -176,6 +178,8 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           text,
           fallback: !answer.handoff && (answer.fallback ?? false),
           handoff: answer.handoff !== undefined,
+          choices: answer.handoff ? null : (answer.choices ?? null),
+          afterChoice: !answer.handoff && answer.picked !== undefined,
           createdAt: now,
         });
         if (!message) throw new Error('agent reply was not stored');
@@ -205,6 +209,7 @@ export function createAgentWrites(deps: AgentWritesDeps) {
         );
       }
       if (answer.handoff) await recordHandoff(deps, tx, latest, answer.handoff, now);
+      if (answer.picked?.entryId && deps.learnPhrasing) await deps.learnPhrasing(tx, answer.picked.entryId, answer.picked.question, now);
       return true;
     });
   }

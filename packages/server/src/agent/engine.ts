@@ -1,14 +1,16 @@
 // The one interface every agent engine implements (docs/architecture.md, Agent engines): given a chat's recent messages and
 // the customer's messages waiting for an answer, say what to reply and whether the task is complete.
 import type { AgentSettings, GivenPassage, HandoffReason } from '@parley/contracts';
-import type { StoredAgentEngine, StoredAttachment } from '../db/schema.ts';
+import type { StoredAgentEngine, StoredAttachment, StoredChoices } from '../db/schema.ts';
 
 export interface AgentMessage {
   role: 'user' | 'assistant';
   text: string;
   attachments: StoredAttachment[];
   /** For the agent's own replies: what it was (the knowledge-base engine counts fallbacks in a row). */
-  agentReply?: 'answered' | 'fallback' | 'handoff';
+  agentReply?: 'answered' | 'fallback' | 'handoff' | 'clarified';
+  /** For a clarification (the knowledge-base engine's clarifying choices): the options it offered. */
+  choices?: StoredChoices;
 }
 
 export interface AgentChannel {
@@ -19,6 +21,10 @@ export interface AgentChannel {
   apiKey: string | null;
   /** The knowledge-base engine hands off instead of its n-th fallback in a row; 0: never. */
   handoffAfterFallbacks: number;
+  /** The knowledge-base engine offers at most this many options when unsure; 0: never asks. */
+  clarifyChoices: number;
+  /** The sentence before the options; null: the default in `aiLang`. */
+  clarifyPrompt: string | null;
 }
 
 export interface AgentTurn {
@@ -44,6 +50,13 @@ export interface AgentAnswer {
    * instead of `text`, and the chat is paused and needs a human. `note`: the model's reason, for the team.
    */
   handoff?: { reason: HandoffReason; note?: string | null };
+  /** A clarification: the options offered (the reply's text lists them); the customer's next message may pick one. */
+  choices?: StoredChoices;
+  /**
+   * The answer to the customer's pick of a clarification's options: `question` (the customer's question that led
+   * to the clarification) is kept as a learned phrasing of `entryId` (none for a passage).
+   */
+  picked?: { entryId: string | null; question: string };
   /** The document passages the model was given with the question (the console's `Try the agent` shows them). */
   passages?: GivenPassage[];
 }

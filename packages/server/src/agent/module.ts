@@ -23,7 +23,7 @@ import { createReplyStore } from './reply-store.ts';
 export type AgentShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'closeWithApp' | 'db' | 'files' | 'jobs' | 'logger' | 'metrics' | 'urlGuard'>;
 
 export interface AgentModuleDeps {
-  knowledge: Pick<ReturnType<typeof createKnowledgeModule>, 'retriever' | 'baseLanguage'>;
+  knowledge: Pick<ReturnType<typeof createKnowledgeModule>, 'retriever' | 'baseLanguage' | 'learnPhrasing'>;
   customerDelivery: CustomerDelivery;
   eventsCommitted: EventsCommitted;
   crmSync: CrmSyncHook;
@@ -52,6 +52,7 @@ export function createAgentModule(core: AgentShared, { knowledge, customerDelive
     replying: notifyWidgetTyping(core),
     notesStore: createNotesStore,
     alerts,
+    learnPhrasing: knowledge.learnPhrasing,
   });
   core.jobs.handle('agent.reply', (payload) => agent.reply(payload));
   return { agent, consoleRoutes: (api) => registerAgentRoutes(api, agent) } satisfies FeatureModule & Record<string, unknown>;

@@ -113,6 +113,8 @@ export function toChannelView(row: ChannelRow, publicUrl: string): Channel {
     autoReply: row.autoReply,
     handoffMessage: row.handoffMessage,
     handoffAfterFallbacks: row.handoffAfterFallbacks,
+    clarifyChoices: row.clarifyChoices,
+    clarifyPrompt: row.clarifyPrompt,
     credentialsSet: row.credentials !== null,
     inboundUrl: messenger ? inboundUrl(publicUrl, row.kind, row.id) : null,
     // Not a secret with any power: Meta only sends it back on its GET check, and the owner must type the same
@@ -193,6 +195,8 @@ function changesOf(body: UpdateChannelBody, previous: ChannelRow | undefined): C
   if (body.autoReply !== undefined) changes.autoReply = body.autoReply;
   if (body.handoffMessage !== undefined) changes.handoffMessage = body.handoffMessage;
   if (body.handoffAfterFallbacks !== undefined) changes.handoffAfterFallbacks = body.handoffAfterFallbacks;
+  if (body.clarifyChoices !== undefined) changes.clarifyChoices = body.clarifyChoices;
+  if (body.clarifyPrompt !== undefined) changes.clarifyPrompt = body.clarifyPrompt;
   if (body.credentials !== undefined) changes.credentials = body.credentials;
   if (body.widget !== undefined) Object.assign(changes, widgetChanges(body.widget, previous));
   return changes;

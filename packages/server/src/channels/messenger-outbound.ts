@@ -85,7 +85,9 @@ export function createMessengerOutbound(deps: MessengerOutboundDeps): CustomerDe
       await sendsStore(db).countAttempt(sendId);
       try {
         for (let index = send.partsSent; index < parts.length; index++) {
-          await connector.sendText(credentials, chat.externalChatId, parts[index] as string, { channelName: channel.name });
+          const last = index === parts.length - 1;
+          const choices = last && message.choices ? [...message.choices.options.map((option) => option.label), message.choices.other] : undefined;
+          await connector.sendText(credentials, chat.externalChatId, parts[index] as string, { channelName: channel.name, ...(choices ? { choices } : {}) });
           await sendsStore(db).setPartsSent(sendId, index + 1);
         }
         await sendsStore(db).finish(sendId, { status: 'sent' }, clock.now());

@@ -211,6 +211,24 @@ export const knowledgeEntries = pgTable(
   ],
 );
 
+/** A phrasing customers chose for an entry (a pick after a clarification), until the team keeps or discards it. */
+export const knowledgeLearnedQuestions = pgTable(
+  'knowledge_learned_questions',
+  {
+    id: uuid('id').primaryKey(),
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => knowledgeEntries.id, { onDelete: 'cascade' }),
+    text: text('text').notNull(),
+    /** The text normalized (knowledge/normalize.ts): the same phrasing picked again counts once more. */
+    textKey: text('text_key').notNull(),
+    picks: integer('picks').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('knowledge_learned_questions_entry_key').on(t.entryId, t.textKey)],
+);
+
 /** A file uploaded to a knowledge base (PDF, DOCX, Markdown, plain text, HTML), parsed into passages by a job. */
 export const knowledgeDocuments = pgTable(
   'knowledge_documents',
@@ -295,6 +313,10 @@ export const channels = pgTable(
     handoffMessage: text('handoff_message'),
     /** The knowledge-base engine hands off instead of its n-th fallback in a row; 0: never. */
     handoffAfterFallbacks: integer('handoff_after_fallbacks').notNull().default(2),
+    /** The knowledge-base engine offers at most this many options when unsure (clarifying choices); 0: never asks. */
+    clarifyChoices: integer('clarify_choices').notNull().default(3),
+    /** The sentence before the options; null: a default sentence in the channel's aiLang. */
+    clarifyPrompt: text('clarify_prompt'),
     /** The messenger connector's last error (a refused send, a failed download), shown in the console. */
     connectorError: text('connector_error'),
     connectorErrorAt: timestamp('connector_error_at', { withTimezone: true, precision: 3 }),
@@ -502,6 +524,21 @@ export interface StoredAttachment {
   kind: 'image' | 'audio' | 'other';
 }
 
+/** One option of a clarification: its label, what a pick sends, and the entry it answers with (none for a passage). */
+export interface StoredChoice {
+  label: string;
+  reply: string;
+  entryId: string | null;
+}
+
+/** A clarification's options and the customer's question that led to it (a pick keeps it as a learned phrasing). */
+export interface StoredChoices {
+  question: string;
+  options: StoredChoice[];
+  /** The last line's text (`0. <something else>`): choosing it hands the chat to the team. */
+  other: string;
+}
+
 export const messages = pgTable(
   'messages',
   {
@@ -532,6 +569,10 @@ export const messages = pgTable(
     fallback: boolean('fallback').notNull().default(false),
     /** An agent reply that handed the chat to the team (the handoff message): the overview's "handed off". */
     handoff: boolean('handoff').notNull().default(false),
+    /** An agent reply that asked the customer to choose (clarifying choices): what the next message may pick. */
+    choices: jsonb('choices').$type<StoredChoices>(),
+    /** An agent reply that answered the customer's pick: the overview's "answered after a choice". */
+    afterChoice: boolean('after_choice').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -560,6 +601,7 @@ export const overviewDays = pgTable(
     answered: integer('answered').notNull().default(0),
     fellBack: integer('fell_back').notNull().default(0),
     handedOff: integer('handed_off').notNull().default(0),
+    answeredAfterChoice: integer('answered_after_choice').notNull().default(0),
     corrections: integer('corrections').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.day, t.shard] })],

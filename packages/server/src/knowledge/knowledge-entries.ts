@@ -5,6 +5,7 @@ import { Errors } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { EntrySource, KnowledgeStore } from './knowledge-store.ts';
+import type { LearnedQuestionRow, LearnedQuestionsStore } from './learned-questions-store.ts';
 import { questionKey, questionKeys } from './normalize.ts';
 import { textSearchConfig, type TextSearchConfig } from './text-search.ts';
 
@@ -26,13 +27,16 @@ export interface KnowledgeEntriesDeps {
    * computed (enqueues `knowledge.embed`).
    */
   entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
+  /** The phrasings customers chose for entries (clarifying choices); absent: none shown. */
+  learned?: LearnedQuestionsStore;
 }
 
 type EntryRow = NonNullable<Awaited<ReturnType<KnowledgeStore['findEntry']>>>;
 
-function toEntry(row: EntryRow): KnowledgeEntry {
+function toEntry(row: EntryRow, learned: readonly LearnedQuestionRow[] = []): KnowledgeEntry {
   return {
     ...row,
+    learnedQuestions: learned.filter((q) => q.entryId === row.id).map(({ id, text, picks }) => ({ id, text, picks })),
     // The table's check constraint admits only these two values.
     source: row.source as EntrySource,
     createdAt: row.createdAt.toISOString(),
@@ -40,7 +44,9 @@ function toEntry(row: EntryRow): KnowledgeEntry {
   };
 }
 
-export function createKnowledgeEntries({ store, clock, entryWritten }: KnowledgeEntriesDeps) {
+export function createKnowledgeEntries({ store, clock, entryWritten, learned }: KnowledgeEntriesDeps) {
+  const learnedOf = async (entryIds: readonly string[]) => (learned ? learned.listFor(entryIds) : []);
+
   /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
   async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
     await store.bumpEntriesVersion(knowledgeBaseId);
@@ -66,7 +72,8 @@ export function createKnowledgeEntries({ store, clock, entryWritten }: Knowledge
         offset: page.offset ?? 0,
         q: page.q?.trim() || undefined,
       });
-      return { entries: rows.map(toEntry), count };
+      const phrasings = await learnedOf(rows.map((row) => row.id));
+      return { entries: rows.map((row) => toEntry(row, phrasings)), count };
     },
 
     async addEntry(accountId: string, knowledgeBaseId: string, input: NewEntry): Promise<KnowledgeEntry> {
@@ -132,14 +139,34 @@ export function createKnowledgeEntries({ store, clock, entryWritten }: Knowledge
       const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
       if (!current) throw Errors.entryNotFound();
       // Nothing to change: the entry as it is, `updatedAt` untouched.
-      if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) return toEntry(current);
+      if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) return toEntry(current, await learnedOf([entryId]));
       const question = patch.question ?? current.question;
       const synonyms = patch.synonyms ?? current.synonyms;
       const text = { question, synonyms, answer: patch.answer ?? current.answer, keys: questionKeys(question, synonyms) };
       const entry = await store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
       if (!entry) throw Errors.entryNotFound();
       await changed(knowledgeBaseId, entry.id);
-      return toEntry(entry);
+      return toEntry(entry, await learnedOf([entryId]));
+    },
+
+    /** A phrasing customers chose becomes one of the entry's synonyms (once), and leaves the learned ones. */
+    async keepLearnedQuestion(accountId: string, knowledgeBaseId: string, entryId: string, learnedId: string): Promise<KnowledgeEntry> {
+      const phrasing = learned && (await learned.find(accountId, knowledgeBaseId, entryId, learnedId));
+      if (!learned || !phrasing) throw Errors.learnedQuestionNotFound();
+      const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
+      if (!current) throw Errors.learnedQuestionNotFound();
+      const known = questionKeys(current.question, current.synonyms).includes(questionKey(phrasing.text));
+      if (!known && current.synonyms.length >= SYNONYMS_MAX) throw Errors.tooManySynonyms();
+      if (!known) await this.updateEntry(accountId, knowledgeBaseId, entryId, { synonyms: [...current.synonyms, phrasing.text] });
+      await learned.delete(accountId, knowledgeBaseId, entryId, learnedId);
+      const entry = await store.findEntry(accountId, knowledgeBaseId, entryId);
+      if (!entry) throw Errors.learnedQuestionNotFound();
+      return toEntry(entry, await learnedOf([entryId]));
+    },
+
+    async discardLearnedQuestion(accountId: string, knowledgeBaseId: string, entryId: string, learnedId: string): Promise<{ success: true }> {
+      if (!learned || !(await learned.delete(accountId, knowledgeBaseId, entryId, learnedId))) throw Errors.learnedQuestionNotFound();
+      return { success: true };
     },
 
     async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<{ success: true }> {

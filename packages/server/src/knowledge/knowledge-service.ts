@@ -36,7 +36,7 @@ function toKnowledgeBase(row: BaseRow): KnowledgeBase {
   };
 }
 
-export function createKnowledgeService({ store, clock, entryWritten, providerChanged, urlGuard }: KnowledgeServiceDeps) {
+export function createKnowledgeService({ store, clock, entryWritten, providerChanged, urlGuard, learned }: KnowledgeServiceDeps) {
   /**
    * The provider to store for the input (null: none). Its URL goes through the private-network guard; an omitted
    * key keeps the stored one only when the URL is unchanged, so a key is never sent to another server.
@@ -103,7 +103,7 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
       return { success: true };
     },
 
-    ...createKnowledgeEntries({ store, clock, entryWritten }),
+    ...createKnowledgeEntries({ store, clock, entryWritten, learned }),
   };
 }
 

@@ -15,6 +15,7 @@ import { BUILT_IN_MODEL, cachedTextEmbedding, createSentenceEncoder } from './en
 import { createEntryVectors } from './entry-vectors.ts';
 import { createKnowledgeService } from './knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge-store.ts';
+import { createLearnedQuestionsStore } from './learned-questions-store.ts';
 import { createRetriever } from './retrieval.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
@@ -67,6 +68,7 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
       store: createKnowledgeStore(executor, core.secretBox),
       clock: core.clock,
       urlGuard: core.urlGuard,
+      learned: createLearnedQuestionsStore(executor),
       entryWritten: (knowledgeBaseId: string, entryId: string) =>
         jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
       // A provider changed: the documents' passages are embedded again too.
@@ -81,6 +83,8 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
   return {
     retriever,
     baseLanguage: (accountId: string, knowledgeBaseId: string) => store.findBaseLanguage(accountId, knowledgeBaseId),
+    /** A customer's pick of a clarification's option keeps the question that led to it, in the reply's transaction. */
+    learnPhrasing: (executor: Executor, entryId: string, question: string, at: Date) => createLearnedQuestionsStore(executor).record(entryId, question, at),
     /** The service over a transaction (a correction saved with the rating that made it). */
     serviceOf,
     consoleRoutes: (api) => {

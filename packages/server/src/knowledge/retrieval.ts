@@ -13,7 +13,8 @@
 // cross-validated figures); by words alone, a logistic rule over its lexical score and margin; against a threshold
 // (0.5 unless the channel sets its own).
 // The passages of the base's documents are ranked the same way among themselves (the same query vector, their own
-// statistics) for the openai-compatible engine; the knowledge-base engine answers with entries alone.
+// statistics) for the openai-compatible engine, and with the same answer rule's confidence for the knowledge-base
+// engine's clarifying choices (which offers passages, never answers with one directly).
 import type { PassageRow } from './documents/documents-store.ts';
 import { normalized, buildIndex, passageIndexRow, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
 import { MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
@@ -32,6 +33,21 @@ export interface RetrievedEntry {
   exact: boolean;
   /** The encoder's similarity went into `score` (fused); false when the words alone decided. */
   semantic: boolean;
+  /**
+   * How far the entry stands out for the text among the base's entries, unbounded: its fused score (the weighted
+   * z-scores; the lexical z-score alone by words) less UNKNOWN_PENALTY per share of the text's words the base does
+   * not know. Clarifying choices ask when the best candidate's reaches their bar (clarify.ts); EXACT_RELEVANCE for an
+   * exact match.
+   */
+  relevance: number;
+}
+
+/** What the relevance loses when every word of the text is unknown to the base (fitted with the clarifying bar). */
+export const UNKNOWN_PENALTY = 3;
+export const EXACT_RELEVANCE = 1_000;
+
+function relevanceOf(signals: EntrySignals, ranking: Ranking): number {
+  return Math.round((signals.fused - UNKNOWN_PENALTY * ranking.unknownShare) * 1000) / 1000;
 }
 
 /** Which evidence ranks the entries: words only, the encoder only, or both fused (the default). */
@@ -405,6 +421,12 @@ export interface RetrievedPassage {
   document: string;
   headingPath: string[];
   text: string;
+  /** The answer rule's confidence for the passage among the base's passages, 0–1. */
+  score: number;
+  /** As an entry's (`RetrievedEntry.relevance`), among the base's passages: clarifying choices weigh it. */
+  relevance: number;
+  /** The encoder's similarity went into the scores. */
+  semantic: boolean;
 }
 
 export interface RetrieverDeps {
@@ -521,6 +543,7 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
       score: confidence(signals, ranking, mode),
       exact: false,
       semantic: mode !== 'lexical' && signals.question !== null,
+      relevance: relevanceOf(signals, ranking),
     }));
   }
 
@@ -529,11 +552,14 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
     if (index.entries.length === 0 || limit === 0) return [];
     const ranking = rankEntries(index, query, vector, mode);
     const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
-    return candidates.slice(0, limit).map(({ entry }) => ({
-      id: entry.id,
-      document: entry.source?.document ?? '',
-      headingPath: entry.source?.headingPath ?? [],
-      text: entry.answer,
+    return candidates.slice(0, limit).map((signals) => ({
+      id: signals.entry.id,
+      document: signals.entry.source?.document ?? '',
+      headingPath: signals.entry.source?.headingPath ?? [],
+      text: signals.entry.answer,
+      score: confidence(signals, ranking, mode),
+      relevance: relevanceOf(signals, ranking),
+      semantic: mode !== 'lexical' && signals.question !== null,
     }));
   }
 
@@ -553,7 +579,7 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
     if (!wanted.entries && !wanted.passages) return { entries: [], passages: [] };
     // Keys have at most 1,000 characters (QUESTION_MAX): a longer text is no question asked word for word.
     const exact = wanted.entries && text.length <= MAX_QUERY_CHARS ? index.entries.byKey.get(questionKey(text)) : undefined;
-    const exactEntry = exact && { id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false };
+    const exactEntry = exact && { id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false, relevance: EXACT_RELEVANCE };
     if (exactEntry && !wanted.passages) return { entries: [exactEntry], passages: [] };
     // The encoder's time grows faster than its input's length (100 KB: over a minute of its thread).
     const query = queryText(text);

@@ -17,10 +17,21 @@ export function createOverviewService({ store, clock }: { store: OverviewStore; 
       return {
         days,
         conversationsPerDay: dates.map((date) => ({ date, conversations: byDay.get(date)?.conversations ?? 0 })),
-        agentReplies: { answered: sum((row) => row.answered), fellBack: sum((row) => row.fellBack), handedOff: sum((row) => row.handedOff) },
+        agentReplies: {
+          answered: sum((row) => row.answered),
+          answeredAfterChoice: sum((row) => row.answeredAfterChoice),
+          fellBack: sum((row) => row.fellBack),
+          handedOff: sum((row) => row.handedOff),
+        },
         agentRepliesPerDay: dates.map((date) => {
           const row = byDay.get(date);
-          return { date, answered: row?.answered ?? 0, fellBack: row?.fellBack ?? 0, handedOff: row?.handedOff ?? 0 };
+          return {
+            date,
+            answered: row?.answered ?? 0,
+            answeredAfterChoice: row?.answeredAfterChoice ?? 0,
+            fellBack: row?.fellBack ?? 0,
+            handedOff: row?.handedOff ?? 0,
+          };
         }),
         corrections: sum((row) => row.corrections),
         tasksDone: totals.done,

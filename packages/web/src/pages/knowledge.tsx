@@ -11,6 +11,7 @@ import { ErrorLine, Field, Link } from '../ui.tsx';
 import { AdminOnlyNote, useCanManage } from '../role.tsx';
 import { KnowledgeUse } from './knowledge-use.tsx';
 import { plural } from '../plural.ts';
+import { LearnedQuestions } from './learned-questions.tsx';
 
 const PAGE = 50;
 /** While a document is being parsed, its list is read again this often. */
@@ -454,6 +455,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
           ) : (
             <li key={entry.id} class="card">
               {canManage ? <EntryView entry={entry} onEdit={() => setEditing(entry.id)} onDelete={() => removeEntry(entry.id)} /> : <EntryView entry={entry} />}
+              {canManage && <LearnedQuestions baseId={id} entry={entry} onChanged={() => void loadEntries()} />}
             </li>
           ),
         )}

@@ -418,6 +418,15 @@ function App() {
                     {file.name} ({formatSize(file.fileSize)})
                   </a>
                 ))}
+                {message.choices && index === messages.length - 1 ? (
+                  <div class="choices">
+                    {message.choices.map((label) => (
+                      <button key={label} type="button" disabled={sending} onClick={() => void sendRef.current(label, [])}>
+                        {label}
+                      </button>
+                    ))}
+                  </div>
+                ) : null}
               </div>
             ))}
           </div>

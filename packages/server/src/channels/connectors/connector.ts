@@ -47,6 +47,12 @@ export interface DownloadedMedia {
 /** What a reply is sent with besides the chat: the channel's name (Viber shows it as the sender). */
 export interface SendContext {
   channelName: string;
+  /**
+   * An agent's clarifying choices, on the reply's last part: the options' labels in order (picked as 1, 2…), then
+   * the last line's (picked as 0). A messenger with native quick replies shows them beside the text; a tap comes back
+   * as the option's number.
+   */
+  choices?: readonly string[];
 }
 
 export interface Connector {

@@ -30,8 +30,38 @@ interface KindSpec {
   textLimit: number;
   token(credentials: Credentials): string | undefined;
   sendPath(credentials: Credentials): string | undefined;
-  sendBody(externalChatId: string, text: string): unknown;
+  /** `choices`: clarifying choices, sent as the messenger's native quick replies (`choiceReplies`). */
+  sendBody(externalChatId: string, text: string, choices?: readonly ChoiceReply[]): unknown;
 }
+
+/** A clarifying choice as a quick reply: its label and the number a tap sends back. */
+interface ChoiceReply {
+  label: string;
+  number: string;
+}
+
+function choiceReplies(choices: readonly string[] | undefined): ChoiceReply[] | undefined {
+  if (!choices?.length) return undefined;
+  return choices.map((label, i) => ({ label, number: String(i === choices.length - 1 ? 0 : i + 1) }));
+}
+
+/** WhatsApp's interactive list: rows with ids and titles of at most 24 characters, a body of at most 1,024. */
+const WHATSAPP_LIST = { rows: 10, title: 24, description: 72, body: 1024, button: 'Choose' };
+
+function whatsappBody(to: string, text: string, choices?: readonly ChoiceReply[]): unknown {
+  const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
+  if (!choices || choices.length > WHATSAPP_LIST.rows || text.length > WHATSAPP_LIST.body) return { ...base, type: 'text', text: { body: text } };
+  const rows = choices.map(({ label, number }) => ({
+    id: number,
+    title: label.slice(0, WHATSAPP_LIST.title),
+    ...(label.length > WHATSAPP_LIST.title ? { description: label.slice(0, WHATSAPP_LIST.description) } : {}),
+  }));
+  return { ...base, type: 'interactive', interactive: { type: 'list', body: { text }, action: { button: WHATSAPP_LIST.button, sections: [{ rows }] } } };
+}
+
+/** Messenger and Instagram quick replies: at most 13, titles of at most 20 characters, the number as payload. */
+const quickReplies = (choices?: readonly ChoiceReply[]) =>
+  choices ? { quick_replies: choices.slice(0, 13).map(({ label, number }) => ({ content_type: 'text', title: label.slice(0, 20), payload: number })) } : {};
 
 const KINDS: Record<MetaKind, KindSpec> = {
   whatsapp: {
@@ -39,21 +69,21 @@ const KINDS: Record<MetaKind, KindSpec> = {
     textLimit: 4096,
     token: (c) => c.accessToken,
     sendPath: (c) => (c.phoneNumberId ? `${encodeURIComponent(c.phoneNumberId)}/messages` : undefined),
-    sendBody: (to, text) => ({ messaging_product: 'whatsapp', recipient_type: 'individual', to, type: 'text', text: { body: text } }),
+    sendBody: whatsappBody,
   },
   facebook: {
     object: 'page',
     textLimit: 2000,
     token: (c) => c.pageAccessToken,
     sendPath: (c) => (c.pageId ? `${encodeURIComponent(c.pageId)}/messages` : undefined),
-    sendBody: (id, text) => ({ recipient: { id }, messaging_type: 'RESPONSE', message: { text } }),
+    sendBody: (id, text, choices) => ({ recipient: { id }, messaging_type: 'RESPONSE', message: { text, ...quickReplies(choices) } }),
   },
   instagram: {
     object: 'instagram',
     textLimit: 1000,
     token: (c) => c.accessToken,
     sendPath: (c) => (c.accountId ? `${encodeURIComponent(c.accountId)}/messages` : undefined),
-    sendBody: (id, text) => ({ recipient: { id }, message: { text } }),
+    sendBody: (id, text, choices) => ({ recipient: { id }, message: { text, ...quickReplies(choices) } }),
   },
 };
 
@@ -121,7 +151,9 @@ function whatsappMessages(value: Record<string, unknown>): InboundMessage[] {
         break;
       case 'interactive': {
         const reply = rec(body?.button_reply) ?? rec(body?.list_reply);
-        text = str(reply?.title) ?? '';
+        // A clarifying choice's row id is its number: the pick, as if typed (its title may be cut to 24 characters).
+        const id = str(reply?.id);
+        text = (id && /^\d$/.test(id) ? id : str(reply?.title)) ?? '';
         if (!text) unsupported.push(type);
         break;
       }
@@ -160,7 +192,9 @@ function messagingEvent(event: Record<string, unknown>): InboundMessage | undefi
     if (kind && url) media.push({ kind, ref: url, name: kind === 'voice' ? 'voice' : type });
     else unsupported.push(type);
   }
-  const text = str(message.text) ?? '';
+  // A tap on a quick reply (clarifying choices): its payload is the option's number, the pick as if typed.
+  const payload = str(rec(message.quick_reply)?.payload);
+  const text = (payload && /^\d$/.test(payload) ? payload : str(message.text)) ?? '';
   return {
     externalId: mid,
     externalChatId: sender,
@@ -231,13 +265,13 @@ export function createMetaConnector({ http, graphUrl, kind }: { http: MessengerH
     register: async (credentials) => credentials,
     unregister: async () => {},
 
-    async sendText(credentials, externalChatId, text) {
+    async sendText(credentials, externalChatId, text, context) {
       const path = spec.sendPath(credentials) ?? raise(new MessengerError('refused', 'the channel has no sender id'));
       graphResult(
         await http.call(`${graphUrl}/${GRAPH_VERSION}/${path}`, {
           method: 'POST',
           headers: auth(credentials),
-          body: spec.sendBody(externalChatId, text),
+          body: spec.sendBody(externalChatId, text, choiceReplies(context.choices)),
         }),
       );
     },

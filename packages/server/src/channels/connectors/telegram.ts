@@ -91,8 +91,15 @@ export function createTelegramConnector({ http, apiUrl }: { http: MessengerHttp;
 
     parse(body) {
       const update = rec(body);
-      const message = rec(update?.message);
       const updateId = update?.update_id;
+      // A tap on an inline keyboard button (clarifying choices): the option's number, as if the customer typed it.
+      const tapped = rec(update?.callback_query);
+      const tappedIn = rec(tapped?.message);
+      if (tapped && tappedIn && str(tapped.data) !== undefined) {
+        const body = { update_id: updateId, message: { ...tappedIn, from: tapped.from, text: str(tapped.data) } };
+        return this.parse(body, '');
+      }
+      const message = rec(update?.message);
       if (!message || (typeof updateId !== 'number' && typeof updateId !== 'string')) return [];
       const chat = rec(message.chat);
       const chatId = chat?.id;
@@ -130,7 +137,7 @@ export function createTelegramConnector({ http, apiUrl }: { http: MessengerHttp;
       await call(botToken(credentials), 'setWebhook', {
         url: inboundUrl,
         secret_token: secretToken,
-        allowed_updates: ['message'],
+        allowed_updates: ['message', 'callback_query'],
       });
       return { ...credentials, secretToken };
     },
@@ -139,8 +146,13 @@ export function createTelegramConnector({ http, apiUrl }: { http: MessengerHttp;
       await call(botToken(credentials), 'deleteWebhook', {});
     },
 
-    async sendText(credentials, externalChatId, text) {
-      await call(botToken(credentials), 'sendMessage', { chat_id: externalChatId, text });
+    async sendText(credentials, externalChatId, text, context) {
+      const choices = context.choices;
+      // Clarifying choices: an inline keyboard, one button per line, whose callback data is the option's number.
+      const keyboard = choices?.length
+        ? { reply_markup: { inline_keyboard: choices.map((label, i) => [{ text: label, callback_data: String(i === choices.length - 1 ? 0 : i + 1) }]) } }
+        : {};
+      await call(botToken(credentials), 'sendMessage', { chat_id: externalChatId, text, ...keyboard });
     },
 
     async getMe(token) {

@@ -120,6 +120,22 @@ export function createViberConnector({ http, apiUrl }: { http: MessengerHttp; ap
         sender: { name: [...context.channelName].slice(0, SENDER_NAME_MAX).join('') },
         type: 'text',
         text,
+        // Clarifying choices: a keyboard whose buttons reply with the option's number (it comes back as a text message).
+        ...(context.choices?.length
+          ? {
+              keyboard: {
+                Type: 'keyboard',
+                DefaultHeight: false,
+                Buttons: context.choices.map((label, i, all) => ({
+                  Columns: 6,
+                  Rows: 1,
+                  ActionType: 'reply',
+                  ActionBody: String(i === all.length - 1 ? 0 : i + 1),
+                  Text: label,
+                })),
+              },
+            }
+          : {}),
       });
     },
   };

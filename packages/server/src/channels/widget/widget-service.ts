@@ -28,6 +28,7 @@ export function toWidgetMessage(row: MessageRow): WidgetMessage {
     name: from === 'team' && row.senderName && !row.senderName.includes('@') ? row.senderName : null,
     text: row.text,
     attachments: row.attachments.map(({ name, url, contentType, fileSize }) => ({ name, url, contentType, fileSize })),
+    ...(row.choices ? { choices: [...row.choices.options.map((option) => option.label), row.choices.other] } : {}),
     createdAt: row.createdAt.toISOString(),
   };
 }

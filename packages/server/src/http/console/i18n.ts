@@ -41,6 +41,8 @@ const ru: Record<string, (p: ErrorParams) => string> = {
   knowledgeBaseNotFound: () => 'База знаний не найдена',
   knowledgeBaseRefNotFound: () => 'knowledgeBaseId: база знаний не найдена',
   entryNotFound: () => 'Запись не найдена',
+  learnedQuestionNotFound: () => 'Выученный вопрос не найден',
+  tooManySynonyms: () => 'synonyms: не больше 20 на запись',
   documentNotFound: () => 'Документ не найден',
   documentTooLarge: () => 'Файл слишком большой: не более 20 МБ',
   documentFileMissing: () => 'file: отправьте один файл в поле «file» (multipart/form-data)',

@@ -41,6 +41,20 @@ export function registerKnowledgeRoutes(app: TypedApp, knowledge: KnowledgeServi
       knowledge.updateEntry(consoleAccountOf(request).accountId, request.params.id, request.params.entryId, request.body),
   });
   app.route({
+    ...routeOptions(knowledgeRoutes.keepLearnedQuestion),
+    handler: (request) => {
+      const { id, entryId, learnedId } = request.params;
+      return knowledge.keepLearnedQuestion(consoleAccountOf(request).accountId, id, entryId, learnedId);
+    },
+  });
+  app.route({
+    ...routeOptions(knowledgeRoutes.discardLearnedQuestion),
+    handler: (request) => {
+      const { id, entryId, learnedId } = request.params;
+      return knowledge.discardLearnedQuestion(consoleAccountOf(request).accountId, id, entryId, learnedId);
+    },
+  });
+  app.route({
     ...routeOptions(knowledgeRoutes.deleteEntry),
     handler: (request) =>
       knowledge.deleteEntry(consoleAccountOf(request).accountId, request.params.id, request.params.entryId),
