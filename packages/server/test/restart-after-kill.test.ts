@@ -175,6 +175,19 @@ function supervisor(port: number): Supervisor {
   };
 }
 
+/** The promise's value, or a failure naming what did not happen within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what())), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Resolves when /healthz answers 200; rejects when the start ends first. */
 async function healthy(server: Supervisor, port: number): Promise<void> {
   let ended = false;
@@ -202,7 +215,8 @@ test('npm start SIGKILLed with its whole process group restarts at once on the s
   for (let round = 1; round <= 20; round += 1) {
     const killed = server.ended();
     server.send('kill');
-    await killed; // npm is gone; node, orphaned, is not reaped yet (in the namespace: never)
+    // npm is gone; node, orphaned, is not reaped yet (in the namespace: never). A supervisor that died says so here.
+    await within(killed, 60_000, () => `round ${round}: the killed start never ended: ${server.output()}`);
     server.send('start');
     await healthy(server, port).catch((error: unknown) => assert.fail(`restart ${round} of 20: ${String(error)}`));
   }
