@@ -1,5 +1,6 @@
 // The phrasings customers chose (clarifying choices) in the web account: under the entry, `Keep` moves one into the
-// entry's synonyms and `Discard` drops it; the knowledge page shows both at once.
+// entry's synonyms and `Discard` drops it; the knowledge page shows both at once; the Overview counts the answers
+// given after a pick apart from direct answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -73,6 +74,13 @@ describe('learned phrasings in the web account', browserTests, () => {
       const time = card(entries[0]?.question ?? '');
       await time.getByRole('button', { name: 'Discard', exact: true }).click();
       await eventually(async () => (await time.getByRole('button', { name: 'Discard', exact: true }).count()) === 0, WAIT);
+
+      // The Overview counts the three answers given after a pick apart from direct answers (issue #35, item 5).
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await page.getByText('0 answered · 3 answered after a choice', { exact: false }).waitFor({ timeout: WAIT });
+      const perDay = page.getByRole('table', { name: 'Agent replies per day' });
+      await perDay.getByRole('columnheader', { name: 'After a choice', exact: true }).waitFor({ timeout: WAIT });
+      assert.deepEqual(await perDay.getByRole('row').nth(1).getByRole('cell').allInnerTexts(), ['0', '3', '0', '0']);
     });
     const res = await t.console<{ entries: { question: string; synonyms: string[]; learnedQuestions: { text: string }[] }[] }>(
       user.token,

@@ -183,6 +183,8 @@ const ru: Record<string, string> = {
   'Agent replies per day': 'Ответы агента по дням',
   Day: 'День',
   Answered: 'Ответил',
+  'After a choice': 'После выбора',
+  'answered after a choice': 'ответил после выбора',
   'Fell back': 'Не нашёл ответа',
   'Handed off': 'Передал команде',
   Newer: 'Новее',

@@ -1,5 +1,5 @@
-// Overview: conversations per day (a small SVG chart), the agent's replies answered / fell back / handed off (in
-// all and per day), corrections, tasks done.
+// Overview: conversations per day (a small SVG chart), the agent's replies answered directly / after a clarifying
+// choice / fell back / handed off (in all and per day), corrections, tasks done.
 import { useEffect, useState } from 'preact/hooks';
 import type { Overview } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
@@ -10,7 +10,7 @@ import { FirstSteps } from './first-steps.tsx';
 
 /** The agent's replies per day, newest first, days without any left out. */
 function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
-  const shown = days.filter((day) => day.answered + day.fellBack + day.handedOff > 0).reverse();
+  const shown = days.filter((day) => day.answered + day.answeredAfterChoice + day.fellBack + day.handedOff > 0).reverse();
   if (shown.length === 0) return null;
   return (
     <table class="list" aria-label="Agent replies per day">
@@ -18,6 +18,7 @@ function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
         <tr>
           <th scope="col">{t('Day')}</th>
           <th scope="col">{t('Answered')}</th>
+          <th scope="col">{t('After a choice')}</th>
           <th scope="col">{t('Fell back')}</th>
           <th scope="col">{t('Handed off')}</th>
         </tr>
@@ -27,6 +28,7 @@ function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
           <tr key={day.date}>
             <th scope="row">{day.date}</th>
             <td>{day.answered}</td>
+            <td>{day.answeredAfterChoice}</td>
             <td>{day.fellBack}</td>
             <td>{day.handedOff}</td>
           </tr>
@@ -65,8 +67,10 @@ export function OverviewPage() {
     api<Overview>('GET', '/overview/', { query: { days: 14 } }).then(setOverview, (e) => setError(errorText(e)));
   }, []);
   if (!overview) return <ErrorLine error={error} />;
-  const replies = overview.agentReplies.answered + overview.agentReplies.fellBack + overview.agentReplies.handedOff;
-  const share = replies === 0 ? 0 : Math.round((overview.agentReplies.answered / replies) * 100);
+  const { answered, answeredAfterChoice, fellBack, handedOff } = overview.agentReplies;
+  const replies = answered + answeredAfterChoice + fellBack + handedOff;
+  // A clarifying question is no reply here (it is counted nowhere); the answer to the customer's pick is.
+  const share = replies === 0 ? 0 : Math.round(((answered + answeredAfterChoice) / replies) * 100);
   return (
     <section>
       <h1>{t('Overview')}</h1>
@@ -82,8 +86,8 @@ export function OverviewPage() {
           <h2>{t('Agent replies')}</h2>
           <p class="big">{share}%</p>
           <p>
-            {overview.agentReplies.answered} {t('answered')} · {overview.agentReplies.fellBack} {t('fell back')} ·{' '}
-            {overview.agentReplies.handedOff} {t('handed off')}
+            {answered} {t('answered')} · {answeredAfterChoice} {t('answered after a choice')} · {fellBack} {t('fell back')} ·{' '}
+            {handedOff} {t('handed off')}
           </p>
         </div>
         <div class="card wide">
