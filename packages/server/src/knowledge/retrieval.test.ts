@@ -319,7 +319,14 @@ test("documents never change how entries rank or score; passages are ranked apar
   }
   const found = await withDocuments.retrieveWithPassages('base', 'How much does express shipping cost?', { entries: 2, passages: 2 });
   assert.deepEqual(found.entries.map((entry) => entry.id), (await without.retrieve('base', 'en', 'How much does express shipping cost?', 2)).map((entry) => entry.id));
-  assert.deepEqual(found.passages[0], { id: 'p1', document: 'policy.pdf', headingPath: ['Shipping', 'Costs'], text: passages[0]?.text });
+  const first = found.passages[0];
+  // Its source (the ranking's own figures, score and relevance, are beside it).
+  assert.deepEqual(first && { id: first.id, document: first.document, headingPath: first.headingPath, text: first.text }, {
+    id: 'p1',
+    document: 'policy.pdf',
+    headingPath: ['Shipping', 'Costs'],
+    text: passages[0]?.text,
+  });
   // An exact question match is the one entry; passages are ranked all the same.
   const exact = await withDocuments.retrieveWithPassages('base', 'How long does shipping take?', { entries: 5, passages: 5 });
   assert.deepEqual(exact.entries.map((entry) => [entry.id, entry.exact]), [['ship', true]]);
