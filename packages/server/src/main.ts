@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, pgliteDir } from './db/client.ts';
 import { createStatementCounter, reportStatementsOnSignal } from './db/statement-counter.ts';
 import { DataDirLockedError, lockDataDir } from './db/data-dir-lock.ts';
-import { separateDataDirWarning, sharesFileStore } from './files/file-store-identity.ts';
+import { objectStoreId, separateDataDirWarning, sharesFileStore, sharesStore } from './files/file-store-identity.ts';
 import { loadOrCreateSecret } from './lib/secrets.ts';
 import { createLogger } from './logger.ts';
 
@@ -98,7 +98,9 @@ async function main(): Promise<void> {
     statementCounter,
   });
   // With PGlite the database lives in DATA_DIR: nothing to share. With a server, every process must see one store.
-  if (database.kind === 'postgres' && !(await sharesFileStore(database.db, path.join(config.dataDir, 'files')))) {
+  const storeShared = () =>
+    config.s3 ? sharesStore(database.db, objectStoreId(config.s3)) : sharesFileStore(database.db, path.join(config.dataDir, 'files'));
+  if (database.kind === 'postgres' && !(await storeShared())) {
     logger.warn({ dataDir: config.dataDir }, separateDataDirWarning(config.dataDir));
   }
   const handBack = new AbortController();

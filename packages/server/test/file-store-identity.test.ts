@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { localStoreId, separateDataDirWarning, sharesFileStore, STORE_ID_FILE } from '../src/files/file-store-identity.ts';
+import { localStoreId, objectStoreId, separateDataDirWarning, sharesFileStore, sharesStore, STORE_ID_FILE } from '../src/files/file-store-identity.ts';
 import { createServerDatabase, openTestDatabase } from './support/database.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -31,6 +31,15 @@ test('the first store is recorded; the same store again is shared, another is no
     assert.equal(await sharesFileStore(database.db, first), true);
     assert.equal(await sharesFileStore(database.db, second), false);
     assert.equal(await sharesFileStore(database.db, first), true, 'the first stays the recorded one');
+
+    // Files moved to a bucket (S3_BUCKET): the processes naming it share it whatever their DATA_DIR, and a process
+    // left on a local folder is the one told.
+    const bucket = objectStoreId({ bucket: 'parley-files', endpoint: 'http://minio:9000' });
+    assert.equal(bucket, 's3:http://minio:9000/parley-files');
+    assert.equal(await sharesStore(database.db, bucket), true, 'a bucket replaces a recorded folder');
+    assert.equal(await sharesStore(database.db, bucket), true);
+    assert.equal(await sharesFileStore(database.db, second), false);
+    assert.equal(await sharesStore(database.db, objectStoreId({ bucket: 'other' })), false, 'another bucket is not shared');
   } finally {
     await database.close();
   }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { and, eq, notLike } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { fileStore } from '../db/schema.ts';
 
@@ -36,13 +36,26 @@ export function separateDataDirWarning(dataDir: string): string {
   );
 }
 
+/** The identity of a bucket of object storage (S3_BUCKET at S3_ENDPOINT): every process naming it shares it. */
+export function objectStoreId(s3: { bucket: string; endpoint?: string | undefined }): string {
+  return `s3:${s3.endpoint ?? 'aws'}/${s3.bucket}`;
+}
+
 /**
  * Records this process's store as the database's when none is, and tells whether they are the same (true) or
- * another process's store was recorded first (false).
+ * another process's store was recorded first (false). A bucket replaces a recorded local folder: files moving to
+ * object storage is the cure the warning names, so the processes that made the move are not warned against.
  */
-export async function sharesFileStore(db: Database, filesDir: string): Promise<boolean> {
-  const storeId = await localStoreId(filesDir);
+export async function sharesStore(db: Database, storeId: string): Promise<boolean> {
   await db.insert(fileStore).values({ storeId }).onConflictDoNothing();
+  if (storeId.startsWith('s3:')) {
+    await db.update(fileStore).set({ storeId }).where(and(eq(fileStore.singleton, true), notLike(fileStore.storeId, 's3:%')));
+  }
   const [recorded] = await db.select({ storeId: fileStore.storeId }).from(fileStore).where(eq(fileStore.singleton, true));
   return recorded?.storeId === storeId;
+}
+
+/** `sharesStore` for the local store in `filesDir` (DATA_DIR/files). */
+export async function sharesFileStore(db: Database, filesDir: string): Promise<boolean> {
+  return sharesStore(db, await localStoreId(filesDir));
 }
