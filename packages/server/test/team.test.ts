@@ -398,6 +398,7 @@ describe('roles: one rule per console route', () => {
     'resumeChat',
     'setChatStatus',
     'getInboxChat',
+    'getChatCustomer',
     'readInboxChat',
     'unreadInboxChat',
     'banInboxChat',
