@@ -388,6 +388,8 @@ describe('roles: one rule per console route', () => {
     'changePassword',
     'getChannel',
     'listChannels',
+    // The origins a widget refused (issue #34): the channel page shows them to every member.
+    'listEmbedAttempts',
     'listKnowledgeBases',
     'listEntries',
     'listDocuments',
