@@ -162,7 +162,8 @@ function App() {
       const message = event.data as HostToFrame;
       if (message.type === 'init') {
         hostOrigin = event.origin;
-        hostPage = typeof message.page === 'string' ? message.page.slice(0, 2048) : '';
+        // Longer than the server keeps (2,048 characters): not sent rather than cut.
+        hostPage = typeof message.page === 'string' && message.page.length <= 2048 ? message.page : '';
         stateRef.current = isVisitorState(message.state) ? message.state : readOwnState();
         setIdentity(message.identity);
       } else if (hostOrigin === '') return; // nothing before init
