@@ -116,6 +116,7 @@ test('no documented route answers 5xx to hostile input', async () => {
 
   let documents = 0;
   const deepRoutes = new Set<string>();
+  const walked = new Set<string>();
   for (const url of DOCUMENTS) {
     const res = await fetch(`${t.url}${url}`);
     if (res.status === 404) continue; // a surface this build does not have
@@ -128,6 +129,7 @@ test('no documented route answers 5xx to hostile input', async () => {
         const operation = item[method];
         if (!operation) continue;
         const full = `${base}${template}`;
+        walked.add(`${method} ${full}`);
         const good = pathWith(full, (name) => encodeURIComponent(String(sample(doc, operation.parameters?.find((p) => p.name === name)?.schema))));
         // Path parameters.
         for (const bad of BAD_QUERY) {
@@ -209,6 +211,8 @@ test('no documented route answers 5xx to hostile input', async () => {
   ]) {
     assert.ok(deepRoutes.has(route), `${route} was not fuzzed`);
   }
+  // The customer card (issue #34, item 5): its route, and the session start that records the host page.
+  for (const route of ['get /console/v1/chat/customer/{chatId}/', 'post /widget/v1/session']) assert.ok(walked.has(route), `${route} was not fuzzed`);
   assert.deepEqual(failures, []);
   // Refused by validation, not by the database's safety net (error-handler.ts logs when that one catches).
   assert.deepEqual(t.logs.filter((line) => line.includes('unstorable text reached the database')).slice(0, 3), []);

@@ -124,6 +124,7 @@ test('the console document describes /console/v1, one connect and update path pe
     'POST /knowledge-bases/{id}/entries',
     'PUT /knowledge-bases/{id}/entries/{entryId}',
     'DELETE /knowledge-bases/{id}/entries/{entryId}',
+    'GET /chat/customer/{chatId}/',
     ...['widget', 'custom', 'telegram', 'whatsapp', 'facebook', 'instagram', 'viber'].flatMap((kind) => [
       `POST /channel/${kind}/connect/`,
       `PUT /channel/${kind}/{id}/`,

@@ -400,6 +400,7 @@ describe('roles: one rule per console route', () => {
     'resumeChat',
     'setChatStatus',
     'getInboxChat',
+    'getChatCustomer',
     'readInboxChat',
     'unreadInboxChat',
     'banInboxChat',

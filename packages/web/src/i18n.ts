@@ -248,6 +248,8 @@ const ru: Record<string, string> = {
   Copy: 'Копировать',
   'not given': 'не указано',
   'First message': 'Первое сообщение',
+  Page: 'Страница',
+  'Other chats': 'Другие чаты',
   unread: 'непрочитанных',
   'First steps': 'Первые шаги',
   'Add knowledge': 'Добавьте знания',

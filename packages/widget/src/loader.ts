@@ -139,7 +139,7 @@ function run(channel: string, base: string): void {
     switch (message.type) {
       case 'hello':
         helloSeen = true;
-        frame.contentWindow?.postMessage({ parley: 1, type: 'init', identity, state } satisfies HostToFrame, base);
+        frame.contentWindow?.postMessage({ parley: 1, type: 'init', identity, state, page: location.origin + location.pathname } satisfies HostToFrame, base);
         for (const pending of toFrame.splice(0)) frame.contentWindow?.postMessage(pending, base);
         break;
       case 'ready': {

@@ -36,7 +36,8 @@ export type FrameToHost =
 
 /** Host page → frame. */
 export type HostToFrame =
-  | { parley: 1; type: 'init'; identity: Identity | null; state: VisitorState | null }
+  /** `page`: the host page's origin and path (no query or fragment: they can carry tokens), for the team's customer card. */
+  | { parley: 1; type: 'init'; identity: Identity | null; state: VisitorState | null; page: string }
   | { parley: 1; type: 'identify'; identity: Identity }
   | { parley: 1; type: 'open' }
   | { parley: 1; type: 'close' }

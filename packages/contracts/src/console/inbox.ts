@@ -60,6 +60,32 @@ export type InboxListChat = Static<typeof InboxListChat>;
 export const InboxChat = object({ ...Chat.properties, assignee: Assignee, needsHuman: NeedsHuman, banned: Type.Boolean() });
 export type InboxChat = Static<typeof InboxChat>;
 
+/** The customer card's list of the customer's other chats holds at most this many, newest activity first. */
+export const CUSTOMER_OTHER_CHATS_MAX = 10;
+
+/** One of the customer's other chats, as the customer card links it. */
+export const CustomerOtherChat = object({
+  id: Type.String({ description: 'Chat ID (the Inbox opens it)' }),
+  channelName: Chat.properties.channelName,
+  channelSettingsName: Chat.properties.channelSettingsName,
+  dialogName: Type.String(),
+  text: Type.String({ description: 'Text of the last message' }),
+  lastMessageDate: Timestamp,
+});
+export type CustomerOtherChat = Static<typeof CustomerOtherChat>;
+
+/** What the customer card shows beyond the chat itself (issue #34, item 5). */
+export const ChatCustomer = object({
+  page: nullable(
+    Type.String({ description: 'widget chats: the host page (origin and path) the visitor last opened the widget on; null: unknown or another channel' }),
+  ),
+  otherChats: Type.Array(CustomerOtherChat, {
+    maxItems: CUSTOMER_OTHER_CHATS_MAX,
+    description: "the customer's other chats, newest activity first: the widget visitor's other conversations in the channel and the account's chats with the same e-mail",
+  }),
+});
+export type ChatCustomer = Static<typeof ChatCustomer>;
+
 /** `assignee` of the Inbox's list: `me`, `none` (unassigned) or a member's id. */
 export const ASSIGNEE_FILTER_PATTERN = '^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$';
 
@@ -162,6 +188,15 @@ export const inboxRoutes = {
     summary: 'One chat with its tags and ban state',
     tags: ['Inbox'],
     schema: { params: ChatParams, response: { 200: InboxChat, ...ConsoleErrors } },
+  }),
+  getChatCustomer: route({
+    method: 'GET',
+    url: '/chat/customer/:chatId/',
+    operationId: 'getChatCustomer',
+    role: 'agent',
+    summary: "The customer card's extras: the widget's host page and the customer's other chats (at most 10, newest first)",
+    tags: ['Inbox'],
+    schema: { params: ChatParams, response: { 200: ChatCustomer, ...ConsoleErrors } },
   }),
   readInboxChat: chatAction('readInboxChat', '/chat/read/:chatId/', 'Mark all messages of a chat read (as the public read)'),
   unreadInboxChat: chatAction('unreadInboxChat', '/chat/unread/:chatId/', 'Flag a chat unread (as the public unread)'),

@@ -28,9 +28,20 @@ export const VisitorIdentity = object({
 });
 export type VisitorIdentity = Static<typeof VisitorIdentity>;
 
+/** The longest host page URL a session records. */
+export const WIDGET_PAGE_MAX = 2048;
+
 export const StartSessionBody = object({
   channelId: Type.String({ minLength: 1, maxLength: 200 }),
   origin: Type.String({ minLength: 1, maxLength: 300, description: 'origin of the page that embeds the frame' }),
+  page: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: WIDGET_PAGE_MAX,
+      pattern: '^https?://',
+      description: "the host page's URL (the team's customer card shows it): kept as origin and path only, and only on `origin`",
+    }),
+  ),
   token: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the visitor token kept from an earlier visit' })),
   identity: Type.Optional(VisitorIdentity),
 });

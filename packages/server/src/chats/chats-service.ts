@@ -1,6 +1,6 @@
 // Chats: the list and the state machines of the spec's States and transitions (read, task status, ban,
 // pause). A status change writes its dialog_status_changed event in the same transaction.
-import type { AgentSettings, Chat, ChannelKind, InboxChat, InboxListChat, ListChatsQuery } from '@parley/contracts';
+import { CUSTOMER_OTHER_CHATS_MAX, type AgentSettings, type Chat, type ChannelKind, type ChatCustomer, type InboxChat, type InboxListChat, type ListChatsQuery } from '@parley/contracts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
 import type { CrmSyncHook } from '../crm/crm-service.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
@@ -12,6 +12,7 @@ import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isUuid, newId } from '../lib/ids.ts';
 import { dialogStatusChangedEvent, webhookChat, type TaskStatusSource } from '../webhooks/payloads.ts';
+import { createCustomerStore, type OtherChatRow } from './customer-store.ts';
 import type { ChatListFilter, ChatListPage, ChatListRow, ChatRow, ChatsStore, TagCount } from './chats-store.ts';
 
 export interface ChatsServiceDeps {
@@ -45,6 +46,17 @@ export interface ListArguments {
   filter: ChatListFilter;
   page: ChatListPage;
   tags: TagCount[];
+}
+
+function otherChatView(row: OtherChatRow): ChatCustomer['otherChats'][number] {
+  return {
+    id: row.id,
+    channelName: row.channelKind as ChannelKind,
+    channelSettingsName: row.channelName,
+    dialogName: row.dialogName,
+    text: row.lastText,
+    lastMessageDate: row.lastMessageAt.toISOString(),
+  };
 }
 
 /** The store's arguments for a list query; undefined when a tag name is none of the account's (no chat matches). */
@@ -215,8 +227,24 @@ export function createChatsService({ db, chatsStore, channelsStore, queue, clock
     return { ...chatView(chat, channel?.name ?? null, tags), assignee, needsHuman: chat.needsHuman, banned: chat.banned };
   }
 
+  /** The customer card's extras: the widget host page and the customer's other chats (docs/decisions.md). */
+  async function customerOf(accountId: string, chatId: string): Promise<ChatCustomer> {
+    const chat = isUuid(chatId) ? await store.find(accountId, chatId) : undefined;
+    if (!chat) throw Errors.consoleChatNotFound();
+    const customers = createCustomerStore(db);
+    const visitor = await customers.visitorOf(chat);
+    const found = [
+      ...(visitor ? await customers.visitorChats(chat, visitor.id, CUSTOMER_OTHER_CHATS_MAX) : []),
+      ...(chat.email ? await customers.emailChats(chat, chat.email, CUSTOMER_OTHER_CHATS_MAX) : []),
+    ];
+    const unique = [...new Map(found.map((row) => [row.id, row])).values()];
+    unique.sort((a, b) => b.lastMessageAt.getTime() - a.lastMessageAt.getTime() || (a.id < b.id ? 1 : -1));
+    return { page: visitor?.pageUrl ?? null, otherChats: unique.slice(0, CUSTOMER_OTHER_CHATS_MAX).map(otherChatView) };
+  }
+
   return {
     applyTaskStatus,
+    customerOf,
 
     /** The chat list; `unread` is the console's own filter (the public list has none). */
     async listChats(accountId: string, query: ListChatsQuery & { unread?: boolean }): Promise<{ chats: Chat[]; count: number }> {

@@ -406,6 +406,10 @@ export const chats = pgTable(
     index('chats_account_needs_human_activity_idx')
       .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
       .where(sql`${t.needsHuman}`),
+    // The customer card's other chats with the same e-mail (migration 0026).
+    index('chats_account_email_activity_idx')
+      .on(t.accountId, t.email, t.lastMessageAt.desc(), t.id.desc())
+      .where(sql`${t.email} is not null`),
   ],
 );
 
@@ -815,6 +819,8 @@ export const widgetVisitors = pgTable(
     identifier: text('identifier'),
     name: text('name'),
     email: text('email'),
+    /** The host page (origin and path) the widget was last opened on: the Inbox's customer card (migration 0026). */
+    pageUrl: text('page_url'),
     ipKey: text('ip_key').notNull(),
     createdAt: createdAt(),
   },

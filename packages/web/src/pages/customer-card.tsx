@@ -1,11 +1,30 @@
 // The customer in view (issue #34, item 5): who the chat is with, as the chat knows them — the name and e-mail
-// (from the widget's pre-chat form, `identify`, or the messenger), the channel, and since when.
-import type { InboxChat } from '@parley/contracts';
+// (from the widget's pre-chat form, `identify`, or the messenger), the channel, since when, the page a widget visitor
+// opened the widget on, and the customer's other chats (`GET /chat/customer/{chatId}/`).
+import type { ChatCustomer, InboxChat } from '@parley/contracts';
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
-import { formatTime } from '../ui.tsx';
+import { formatTime, Link } from '../ui.tsx';
 import { kindLabel } from './channels.tsx';
 
 export function CustomerCard({ chat }: { chat: InboxChat }) {
+  const [customer, setCustomer] = useState<ChatCustomer | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  // Again when the chat's e-mail changes (the visitor gave it): other chats may match it now.
+  useEffect(() => {
+    let cancelled = false;
+    setCustomer(null);
+    setError(null);
+    api<ChatCustomer>('GET', `/chat/customer/${chat.id}/`).then(
+      (found) => !cancelled && setCustomer(found),
+      (failure: unknown) => !cancelled && setError(errorText(failure)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [chat.id, chat.email]);
+
   return (
     <aside class="card customer" aria-label="Customer">
       <dl class="pairs">
@@ -19,7 +38,32 @@ export function CustomerCard({ chat }: { chat: InboxChat }) {
         </dd>
         <dt>{t('First message')}</dt>
         <dd>{formatTime(chat.createdAt)}</dd>
+        {customer?.page ? (
+          <>
+            <dt>{t('Page')}</dt>
+            <dd aria-label="Customer page">
+              <a href={customer.page} target="_blank" rel="noopener noreferrer">
+                {customer.page}
+              </a>
+            </dd>
+          </>
+        ) : null}
       </dl>
+      {error ? <p role="alert">{error}</p> : null}
+      {customer && customer.otherChats.length > 0 ? (
+        <>
+          <h3>{t('Other chats')}</h3>
+          <ul aria-label="Other chats">
+            {customer.otherChats.map((other) => (
+              <li key={other.id}>
+                <Link href={`/inbox/${other.id}`}>{other.dialogName || t('not given')}</Link> · {other.channelSettingsName ?? ''} (
+                {kindLabel(other.channelName)}) · {formatTime(other.lastMessageDate)}
+                {other.text ? <span class="muted"> · {other.text}</span> : null}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
     </aside>
   );
 }

@@ -17,6 +17,9 @@ const allowedOrigins = (document.getElementById('app')?.dataset.origins ?? '').s
 /** The embedding page's origin: the one its `init` came from (checked against the channel's list). */
 let hostOrigin = '';
 
+/** The host page the widget was opened on (origin and path, as `init` gave it): sent when the session starts. */
+let hostPage = '';
+
 function toHost(message: FrameToHost): void {
   if (window.parent !== window && hostOrigin) window.parent.postMessage(message, hostOrigin);
 }
@@ -159,6 +162,8 @@ function App() {
       const message = event.data as HostToFrame;
       if (message.type === 'init') {
         hostOrigin = event.origin;
+        // Longer than the server keeps (2,048 characters): not sent rather than cut.
+        hostPage = typeof message.page === 'string' && message.page.length <= 2048 ? message.page : '';
         stateRef.current = isVisitorState(message.state) ? message.state : readOwnState();
         setIdentity(message.identity);
       } else if (hostOrigin === '') return; // nothing before init
@@ -205,7 +210,7 @@ function App() {
       let started: WidgetSession;
       try {
         const kept = stateRef.current?.token;
-        started = await startSession({ channelId, origin: hostOrigin, ...(kept ? { token: kept } : {}), ...(identity ? { identity } : {}) });
+        started = await startSession({ channelId, origin: hostOrigin, ...(hostPage ? { page: hostPage } : {}), ...(kept ? { token: kept } : {}), ...(identity ? { identity } : {}) });
       } catch (failure) {
         if (cancelled) return;
         const message = failure instanceof Error ? failure.message : String(failure);

@@ -9,3 +9,18 @@ export function normalizeOrigin(value: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The host page a session records: an http(s) URL on the session's own origin, kept as origin and path only (a
+ * query string or fragment can carry tokens); undefined otherwise, or past `max` characters.
+ */
+export function pageOnOrigin(value: string, origin: string, max: number): string | undefined {
+  try {
+    const url = new URL(value);
+    if (normalizeOrigin(url.origin) !== origin) return undefined;
+    const page = url.origin + url.pathname;
+    return page.length <= max ? page : undefined;
+  } catch {
+    return undefined;
+  }
+}

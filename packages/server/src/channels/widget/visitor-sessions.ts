@@ -2,14 +2,14 @@
 // visitor token, identity verification, the pre-chat form's details, and each request's authentication; part of the
 // widget service (widget-service.ts).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MAX_FILE_BYTES, MAX_FILES, type StartSessionBody, type WidgetSession, type WidgetVisitorDetails } from '@parley/contracts';
+import { MAX_FILE_BYTES, MAX_FILES, WIDGET_PAGE_MAX, type StartSessionBody, type WidgetSession, type WidgetVisitorDetails } from '@parley/contracts';
 import type { StoredWidgetSettings } from '../../db/schema.ts';
 import { Errors } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { isOpen, nextOpenAt } from '../../agent/working-hours.ts';
 import { widgetSettingsOf } from '../channels-service.ts';
 import type { ChannelRow } from '../channels-store.ts';
-import { normalizeOrigin } from './origins.ts';
+import { normalizeOrigin, pageOnOrigin } from './origins.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { VisitorTokens } from './visitor-token.ts';
 import type { VisitorRow, WidgetStore } from './widget-store.ts';
@@ -116,6 +116,9 @@ export function createVisitorSessions({ store, tokens, clock, ipKey }: VisitorSe
           createdAt: clock.now(),
         });
       }
+      // The page the widget was opened on, for the team's customer card.
+      const page = body.page === undefined ? undefined : pageOnOrigin(body.page, origin, WIDGET_PAGE_MAX);
+      if (page !== undefined && page !== visitor.pageUrl) visitor = await store.updateVisitor(visitor.id, { pageUrl: page });
       // The first conversation's id is the visitor's: their first chat has chatId = visitor id.
       if (!(await store.latestConversation(visitor.id))) {
         await store.insertConversation({ id: visitor.id, accountId: channel.accountId, channelId: channel.id, visitorId: visitor.id, createdAt: clock.now() });

@@ -48,7 +48,7 @@ export function createWidgetStore(db: Executor, channels: Pick<ChannelsStore, 'f
       return existing;
     },
 
-    async updateVisitor(visitorId: string, changes: Partial<Pick<VisitorRow, 'identifier' | 'name' | 'email'>>): Promise<VisitorRow> {
+    async updateVisitor(visitorId: string, changes: Partial<Pick<VisitorRow, 'identifier' | 'name' | 'email' | 'pageUrl'>>): Promise<VisitorRow> {
       const [row] = await db.update(widgetVisitors).set(changes).where(eq(widgetVisitors.id, visitorId)).returning();
       if (!row) throw new Error('visitor vanished');
       return row;

@@ -79,6 +79,10 @@ export function registerInboxRoutes(app: TypedApp, { chats, messages, notes, tag
     handler: (request) => chats.getChat(consoleAccountOf(request).accountId, request.params.chatId),
   });
   app.route({
+    ...routeOptions(inboxRoutes.getChatCustomer),
+    handler: (request) => chats.customerOf(consoleAccountOf(request).accountId, request.params.chatId),
+  });
+  app.route({
     ...routeOptions(inboxRoutes.readInboxChat),
     handler: async (request) => {
       const { accountId } = consoleAccountOf(request);
