@@ -47,15 +47,28 @@ function stateOf(pid: number): string | undefined {
   }
 }
 
-/** A process that is a zombie for as long as its parent (a `sleep`, which never reaps) runs; killed by `stop`. */
+/**
+ * A process that is a zombie for as long as its parent (a `sleep`, which never reaps) runs; killed by `stop`. The child
+ * ends a second after it starts, once the shell has become `sleep`: a shell still there would reap it (and the wait
+ * below would wait for ever: a CI run hung so). Tried again when it was reaped all the same.
+ */
 async function zombie(): Promise<{ pid: number; stop: () => void }> {
-  const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-  while (stateOf(pid) !== 'Z') await sleep(10);
-  return { pid, stop: () => parent.kill('SIGKILL') };
+  for (let attempt = 1; ; attempt += 1) {
+    const parent = spawn('sh', ['-c', 'sh -c "sleep 1; exit 0" & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+    const deadline = Date.now() + 10_000;
+    let state = stateOf(pid);
+    while (state !== 'Z' && state !== undefined && Date.now() < deadline) {
+      await sleep(10);
+      state = stateOf(pid);
+    }
+    if (state === 'Z') return { pid, stop: () => parent.kill('SIGKILL') };
+    parent.kill('SIGKILL');
+    if (attempt === 3) throw new Error(`no zombie after ${attempt} tries (the last child's state: ${state ?? 'reaped'})`);
+  }
 }
 
-describe('the DATA_DIR lock', { skip: onLinux ? false : 'needs /proc (Linux)' }, () => {
+describe('the DATA_DIR lock', { skip: onLinux ? false : 'needs /proc (Linux)', timeout: 60_000 }, () => {
   test('a lock held by a zombie is stale and taken over at once', async (t) => {
     const dead = await zombie();
     t.after(dead.stop);
@@ -196,7 +209,7 @@ async function healthy(server: Supervisor, port: number): Promise<void> {
   while (Date.now() < deadline) {
     if (ended) throw new Error(`the start ended: ${server.output()}`);
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
       if (res.status === 200) return;
     } catch {
       // not listening yet
