@@ -87,7 +87,7 @@ async function say(page: Page, text: string) {
   await eventually(async () => {
     if ((await box.inputValue()) !== text) await box.fill(text);
     return (await box.inputValue()) === text;
-  }, 15_000);
+  }, 30_000); // each fill can take seconds on a loaded 2-core machine: 15 s has been seen to allow too few tries
   await frameOf(page).getByRole('button', { name: 'Send' }).click();
 }
 
