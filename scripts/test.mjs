@@ -37,12 +37,9 @@ if (built.status !== 0) process.exit(built.status ?? 1);
 
 const env = { ...process.env };
 if (!env.DATABASE_URL) {
-  const migrations = path.join(root, 'packages/server/drizzle');
-  const hash = createHash('sha256');
-  for (const file of findFiles(migrations)) hash.update(file).update(readFileSync(file));
   const cacheDir = path.join(root, 'node_modules/.cache/parley');
   mkdirSync(cacheDir, { recursive: true });
-  const template = path.join(cacheDir, `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  const template = path.join(cacheDir, `pglite-template-${migrationHash().slice(0, 16)}.tar`);
   if (!existsSync(template)) {
     const made = spawnSync(process.execPath, ['--import', 'tsx', 'packages/server/test/support/make-pglite-template.ts', template], {
       stdio: 'inherit',
@@ -50,6 +47,25 @@ if (!env.DATABASE_URL) {
     if (made.status !== 0) process.exit(made.status ?? 1);
   }
   env.PARLEY_TEST_PGLITE_TEMPLATE = template;
+} else {
+  // On a PostgreSQL server each test file copies a database migrated once (CREATE DATABASE … TEMPLATE) rather than
+  // migrating its own: faster, and no file holds a transaction of many seconds open. The server's oldest open
+  // transaction holds back the event feed of every database on it (the feed shows what is older than it), so
+  // another file's migration made the feed tests of the files beside it wait.
+  const base = new URL(env.DATABASE_URL);
+  const name = `${base.pathname.slice(1) || 'parley'}_tpl${migrationHash().slice(0, 12)}`;
+  const made = spawnSync(process.execPath, ['--import', 'tsx', 'packages/server/test/support/make-pg-template.ts', env.DATABASE_URL, name], {
+    stdio: 'inherit',
+  });
+  if (made.status !== 0) process.exit(made.status ?? 1);
+  env.PARLEY_TEST_PG_TEMPLATE = name;
+}
+
+/** The hash of the migration files: a new migration set gets a new template. */
+function migrationHash() {
+  const hash = createHash('sha256');
+  for (const file of findFiles(path.join(root, 'packages/server/drizzle'))) hash.update(file).update(readFileSync(file));
+  return hash.digest('hex');
 }
 
 function findFiles(dir) {

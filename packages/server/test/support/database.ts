@@ -14,7 +14,8 @@ export async function openTestDatabase(options: { statementCounter?: StatementCo
     const loadDataDir = template ? new Blob([await readFile(template)]) : undefined;
     return openDatabase({ kind: 'pglite', ...(loadDataDir ? { loadDataDir } : {}), statementCounter });
   }
-  const created = await createServerDatabase(serverUrl);
+  // A copy of the migrated template scripts/test.mjs made, when it made one (else migrated as it opens).
+  const created = await createServerDatabase(serverUrl, process.env.PARLEY_TEST_PG_TEMPLATE);
   const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5, statementCounter });
   return {
     ...handle,
@@ -25,14 +26,17 @@ export async function openTestDatabase(options: { statementCounter?: StatementCo
   };
 }
 
-/** A new, empty database on the PostgreSQL server of `serverUrl`: its URL, and `drop` (forced) for the end. */
-export async function createServerDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A new database on the PostgreSQL server of `serverUrl`, empty or a copy of `template`: its URL, and `drop` (forced)
+ * for the end.
+ */
+export async function createServerDatabase(serverUrl: string, template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = new URL(serverUrl);
   const name = `${base.pathname.slice(1) || 'parley'}_t${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.query(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`);
   } finally {
     await admin.end();
   }

@@ -17,8 +17,12 @@ export function eventsOf(db: Database, channelId: string): Promise<StoredEvent[]
   );
 }
 
-/** Polls until `check` returns a value (background jobs), failing after `ms`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 5000): Promise<T> {
+/**
+ * Polls until `check` returns a value (background jobs), failing after `ms`. The default is generous (15 s): the
+ * suite runs on loaded 2-core machines, and on a PostgreSQL server the event feed shows an event only once every
+ * transaction older than it has ended, in any database of the server (another test file's work included).
+ */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
