@@ -3,6 +3,7 @@
 // log's scroll), then what it shows.
 import { AwayNote } from './away.tsx';
 import { Composer } from './composer.tsx';
+import { CsatPrompt } from './csat.tsx';
 import { ConversationPicker } from './conversation-picker.tsx';
 import { ChatHeader } from './header.tsx';
 import { MessageLog } from './log.tsx';
@@ -45,6 +46,9 @@ export function App() {
           {conversations.length > 1 ? <ConversationPicker conversations={conversations} conversationId={conversationId} onPick={setConversationId} /> : null}
           {away ? <AwayNote backAt={away.backAt} /> : null}
           <MessageLog greeting={look?.greeting} messages={messages} sending={sending} logRef={frame.logRef} onChoice={(label) => void frame.sendRef.current(label, [])} />
+          {frame.csat && conversationId ? (
+            <CsatPrompt conversationId={frame.csat} conversation={conversationId} token={() => frame.tokenRef.current} onDone={() => frame.setCsat(null)} />
+          ) : null}
           {typing ? (
             <p class="typing" role="status">
               {`${AGENT_NAME} is typing`}

@@ -17,6 +17,7 @@ export function useConversation(frame: FrameState): void {
     let cancelled = false;
     messagesRef.current = [];
     setMessages([]);
+    frame.setCsat(null);
     const begin = async () => {
       try {
         const past = await history(tokenRef.current, conversationId);
@@ -41,6 +42,7 @@ export function useConversation(frame: FrameState): void {
           add([message], true);
         },
         onTyping: setTyping,
+        onCsat: frame.setCsat,
         onStatus: setStatus,
         onRefused: (_status, message) => {
           setRefusal(message);

@@ -36,6 +36,8 @@ export function useFrameState() {
   const [away, setAway] = useState<WidgetSession['away']>(null);
   /** The agent is preparing a reply (cleared by a reply, the server's word, or after TYPING_MAX_MS). */
   const [typing, setTyping] = useState(false);
+  /** The ended conversation the frame asks `How did we do?` about (the live stream's `csat` frame); null: none. */
+  const [csat, setCsat] = useState<string | null>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const sendRef = useRef<(text: string, files: File[]) => Promise<boolean>>(async () => false);
   const readyRef = useRef(false);
@@ -89,7 +91,7 @@ export function useFrameState() {
     session, setSession, messages, setMessages, status, setStatus, refusal, setRefusal, error, setError,
     draft, setDraft, files, setFiles, sending, setSending, identity, setIdentity, generation, setGeneration,
     conversations, setConversations, conversationId, setConversationId, details, setDetails, detailsGiven,
-    setDetailsGiven, away, setAway, typing, setTyping,
+    setDetailsGiven, away, setAway, typing, setTyping, csat, setCsat,
     messagesRef, tokenRef, stateRef, openRef, unreadRef, logRef, inputRef, detailsRef, closeRef, fileRef, sendRef,
     readyRef, pendingSends,
     add, reckonUnread, focusFirst, keepState,
