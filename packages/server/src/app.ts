@@ -21,6 +21,7 @@ import { createMetricsModule } from './metrics/module.ts';
 import { runWorkers } from './module.ts';
 import { createOverviewModule } from './overview/module.ts';
 import { createRepliesModule } from './replies/module.ts';
+import { createReplaysModule } from './replays/module.ts';
 import { createTagsModule } from './tags/module.ts';
 import { createWebhooksModule } from './webhooks/module.ts';
 
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       chats,
       tags,
       createRepliesModule(core),
+      createReplaysModule(core, { agent: agent.agent, knowledge }),
       createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed }),
       createDemoModule(core, { authenticator: accounts.authenticator }),
       createMetricsModule(core, { token: config.metricsToken, port: config.metricsPort, host: config.host }),

@@ -23,6 +23,8 @@ export interface JobCatalog {
    * handoffs, when no member is online) or after a customer message in a chat assigned to memberId (when offline).
    */
   'alerts.email': { accountId: string; chatId: string; memberId: string | null };
+  /** Past customer questions answered again by a channel's agent, sending nothing (replays/replays-service.ts; keyed by replay). */
+  'replay.run': { accountId: string; replayId: string };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */
