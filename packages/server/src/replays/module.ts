@@ -14,7 +14,7 @@ export type ReplaysShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'db' | 'f
 
 export interface ReplaysModuleDeps {
   agent: Pick<AgentService, 'evaluate'>;
-  knowledge: Pick<ReturnType<typeof createKnowledgeModule>, 'retriever' | 'baseLanguage'>;
+  knowledge: Pick<ReturnType<typeof createKnowledgeModule>, 'retriever' | 'baseLanguage' | 'primeQuestions'>;
 }
 
 export function createReplaysModule(core: ReplaysShared, { agent, knowledge }: ReplaysModuleDeps) {
@@ -27,6 +27,7 @@ export function createReplaysModule(core: ReplaysShared, { agent, knowledge }: R
     agent,
     agreement: createAgreement({ retriever: knowledge.retriever }),
     baseLanguage: knowledge.baseLanguage,
+    primeQuestions: knowledge.primeQuestions,
   });
   core.jobs.handle('replay.run', (payload, run) => replays.run(payload, run));
   const gaps = createGapsService({ db: core.db, clock: core.clock, baseLanguage: knowledge.baseLanguage });

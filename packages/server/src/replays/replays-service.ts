@@ -23,7 +23,7 @@ import { parseReplayFile, type ReplayRow } from './replay-file.ts';
 import { createReplaysStore, type ReplayItemRecord, type ReplaysStore } from './replays-store.ts';
 
 /** Questions read and written at a time. */
-const BATCH = 50;
+const BATCH = 100;
 /** Questions asked of the engine at once (a model server is not flooded; the built-in engine keeps its encoder busy). */
 export const CONCURRENCY = 4;
 /** A job run stops after a batch past this long and queues the rest as its next run. */
@@ -39,6 +39,8 @@ export interface ReplaysServiceDeps {
   agent: Pick<AgentService, 'evaluate'>;
   agreement: Agreement;
   baseLanguage: (accountId: string, knowledgeBaseId: string) => Promise<string | undefined>;
+  /** Embeds a batch's texts at once before they are asked one by one (the built-in encoder; optional). */
+  primeQuestions?: (language: string, texts: readonly string[]) => Promise<void>;
 }
 
 export const replayJobKey = (replayId: string) => `replay.run:${replayId}`;
@@ -160,6 +162,9 @@ export function createReplaysService(deps: ReplaysServiceDeps) {
       for (;;) {
         const batch = await store.pending(replayId, BATCH);
         if (batch.length === 0) return store.finish(replayId, 'done', clock.now());
+        // The batch's questions and team answers in one call of the encoder: each lookup then finds its vector.
+        const texts = batch.flatMap((item) => (item.teamAnswer === null ? [item.question] : [item.question, item.teamAnswer]));
+        if (channel.knowledgeBaseId) await deps.primeQuestions?.(language, texts);
         let results;
         try {
           results = await mapLimited(batch, CONCURRENCY, async (item) => ({ id: item.id, ...(await verdictOf(channel, language, item, accountId)) }));
