@@ -16,9 +16,10 @@ import { demoCatalog } from './scenarios/demo-catalog.ts';
 import { footprint } from './scenarios/footprint.ts';
 import { gateway, gatewayReject } from './scenarios/gateway.ts';
 import { ingest } from './scenarios/ingest.ts';
+import { replay } from './scenarios/replay.ts';
 import { webhookDelivery } from './scenarios/webhook-delivery.ts';
 
-const SCENARIOS: Scenario[] = [footprint, gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog];
+const SCENARIOS: Scenario[] = [footprint, gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog, replay];
 
 const USAGE = `usage: npm run bench -- [scenario…] [--db pglite|postgres] [--seconds N] [--chats N] [--conversations N]
                          [--deliveries N] [--profile]

@@ -21,6 +21,8 @@ export interface BenchAccount {
   key: string;
   /** Console call: `/console/v1` + path, with the account owner's token. */
   console<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** A multipart console POST (`/console/v1` + path) with the owner's token. */
+  upload<T>(path: string, form: FormData): Promise<T>;
 }
 
 /** A new account with an API key, logged in to the console of this server (a restarted server has another port). */
@@ -34,6 +36,12 @@ export async function createAccount(server: ParleyServer): Promise<BenchAccount>
     accountId: account.id,
     key: key.key,
     console: (method, path, body) => call(server, method, `/console/v1${path}`, { authorization: `Bearer ${token}` }, body),
+    async upload<T>(path: string, form: FormData): Promise<T> {
+      const response = await fetch(`${server.url}/console/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+      return JSON.parse(text) as T;
+    },
   };
 }
 

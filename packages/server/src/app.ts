@@ -22,6 +22,7 @@ import { createMetricsModule } from './metrics/module.ts';
 import { runWorkers } from './module.ts';
 import { createOverviewModule } from './overview/module.ts';
 import { createRepliesModule } from './replies/module.ts';
+import { createReplaysModule } from './replays/module.ts';
 import { createTagsModule } from './tags/module.ts';
 import { createWebhooksModule } from './webhooks/module.ts';
 
@@ -80,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       chats,
       tags,
       createRepliesModule(core),
+      createReplaysModule(core, { agent: agent.agent, knowledge }),
       createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed, csat: conversations.csat }),
       createDemoModule(core, { authenticator: accounts.authenticator }),
       createMetricsModule(core, {

@@ -111,6 +111,14 @@ export const Errors = {
   tooManyDocumentFiles: plain(400, 'tooManyDocumentFiles', 'One file per upload, in the field "file"'),
   documentTypeNotAccepted: (name: string, accepted: string) =>
     new DomainError(400, `File type not accepted: ${name}. Accepted: ${accepted}`, 'default', 'documentTypeNotAccepted', { name, accepted }),
+  // Replay and knowledge gaps (issue #37).
+  replayNotFound: plain(404, 'replayNotFound', 'Replay not found'),
+  replayItemNotFound: plain(404, 'replayItemNotFound', 'Replay item not found'),
+  replayFileInvalid: (reason: string) => new DomainError(400, `file: ${reason}`, 'default', 'replayFileInvalid', { reason }),
+  replayFileTooLarge: plain(413, 'replayFileTooLarge', 'File too large: at most 20 MB'),
+  tooManyReplayFiles: plain(400, 'tooManyReplayFiles', 'One file per replay, in the field "file"'),
+  replaySourceMissing: plain(400, 'replaySourceMissing', 'source: send "history", or a CSV or JSON file in the multipart/form-data field "file"'),
+  replaySourceTwice: plain(400, 'replaySourceTwice', 'source and days go with "history" only: an uploaded file is the source'),
   agentEngineFailed: (reason: string) =>
     new DomainError(502, `The agent engine failed: ${reason}`, 'default', 'agentEngineFailed', { reason }),
   invalidTimeZone: (timeZone: string) =>

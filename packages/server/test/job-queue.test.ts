@@ -51,6 +51,7 @@ function recording(ran: string[], options: { failFirst?: boolean; ms?: number } 
     'alerts.webhook': async () => {},
     'alerts.email': async () => {},
     'conversations.sweep': async () => {},
+    'replay.run': async () => {},
     'knowledge.embed': async () => {},
     'knowledge.parseDocument': async () => {},
     'knowledge.embedDocument': async () => {},

@@ -12,6 +12,7 @@ import { memberRoutes } from './members.ts';
 import { overviewRoutes } from './overview.ts';
 import { profileRoutes } from './profile.ts';
 import { reportRoutes } from './reports.ts';
+import { replayRoutes } from './replays.ts';
 import { messengerRoutes } from './messengers.ts';
 
 export * from './agent.ts';
@@ -28,6 +29,7 @@ export * from './members.ts';
 export * from './overview.ts';
 export * from './profile.ts';
 export * from './reports.ts';
+export * from './replays.ts';
 export * from './messengers.ts';
 
 /** Every route of the console API (`/console/v1`). */
@@ -47,4 +49,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(cannedResponseRoutes),
   ...Object.values(profileRoutes),
   ...Object.values(reportRoutes),
+  ...Object.values(replayRoutes),
 ];

@@ -193,6 +193,25 @@ export function createAgentService(deps: AgentServiceDeps) {
       }
     },
 
+    /**
+     * Replay (issue #37): what the channel's agent as configured now would reply to a past customer question, asked
+     * in the middle of a conversation (no greeting) — the path of `test`, sending and storing nothing, its switches
+     * and hours aside. An engine failure throws AgentEngineError.
+     */
+    async evaluate(accountId: string, channel: ChannelRow, text: string): Promise<{ reply: string | null; outcome: 'answered' | 'clarified' | 'handed_off' | 'fell_back' }> {
+      const answer = await answerOf(engines[channel.agentEngine.kind], {
+        accountId,
+        channel: agentChannel(channel),
+        history: [],
+        pending: [{ role: 'user', text, attachments: [] }],
+        firstMessage: false,
+      });
+      if (answer.handoff) return { reply: handoffMessageOf(channel), outcome: 'handed_off' };
+      if (answer.choices) return { reply: answer.text, outcome: 'clarified' };
+      if (answer.fallback || answer.text === null) return { reply: answer.text, outcome: 'fell_back' };
+      return { reply: answer.text, outcome: 'answered' };
+    },
+
     async listFailures(accountId: string, filter: { channelId?: string; limit?: number }): Promise<{ failures: AgentFailure[] }> {
       const rows = await agentStore(db).listFailures(accountId, { channelId: filter.channelId, limit: filter.limit ?? 100 });
       return {

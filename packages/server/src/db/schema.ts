@@ -1060,3 +1060,54 @@ export const fileStore = pgTable(
   },
   (t) => [check('file_store_singleton_check', sql`${t.singleton}`)],
 );
+
+/** A replay (issue #37): past customer questions answered again by a channel's agent as configured now, sending nothing. */
+export const replays = pgTable(
+  'replays',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    /** `history` (the channel's past conversations) or `file` (an uploaded CSV or JSON). */
+    source: text('source').notNull(),
+    status: text('status').notNull().default('running'),
+    total: integer('total').notNull(),
+    error: text('error'),
+    createdAt: createdAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('replays_account_created_idx').on(t.accountId, t.createdAt),
+    check('replays_source_check', sql`${t.source} in ('history', 'file')`),
+    check('replays_status_check', sql`${t.status} in ('running', 'done', 'failed')`),
+  ],
+);
+
+/** One question of a replay: the team's answer, and once replayed, the agent's reply and its verdict. */
+export const replayItems = pgTable(
+  'replay_items',
+  {
+    id: uuid('id').primaryKey(),
+    replayId: uuid('replay_id')
+      .notNull()
+      .references(() => replays.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    question: text('question').notNull(),
+    teamAnswer: text('team_answer'),
+    conversationId: text('conversation_id'),
+    agentReply: text('agent_reply'),
+    /** Null until replayed. */
+    verdict: text('verdict'),
+    mark: text('mark'),
+  },
+  (t) => [
+    uniqueIndex('replay_items_replay_position_key').on(t.replayId, t.position),
+    index('replay_items_pending_idx').on(t.replayId, t.position).where(sql`${t.verdict} is null`),
+    check('replay_items_verdict_check', sql`${t.verdict} in ('agrees', 'differs', 'clarified', 'handed_off', 'fell_back')`),
+    check('replay_items_mark_check', sql`${t.mark} in ('right', 'wrong')`),
+  ],
+);

@@ -25,6 +25,8 @@ export interface JobCatalog {
   'alerts.email': { accountId: string; chatId: string; memberId: string | null };
   /** Conversations quiet for their account's resolution time end; those 7 days old become durable (keyed: one at a time). */
   'conversations.sweep': Record<string, never>;
+  /** Past customer questions answered again by a channel's agent, sending nothing (replays/replays-service.ts; keyed by replay). */
+  'replay.run': { accountId: string; replayId: string };
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */

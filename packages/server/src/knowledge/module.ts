@@ -11,11 +11,12 @@ import { createDocumentsService } from './documents/documents-service.ts';
 import { createDocumentsStore } from './documents/documents-store.ts';
 import { createPassageVectors } from './documents/passage-vectors.ts';
 import { cachedProviderEmbedding, createEmbeddingsClient } from './embeddings-client.ts';
-import { BUILT_IN_MODEL, cachedTextEmbedding, createSentenceEncoder } from './encoder/sentence-encoder.ts';
+import { BUILT_IN_MODEL, createSentenceEncoder, primedTextEmbedding } from './encoder/sentence-encoder.ts';
 import { createEntryVectors } from './entry-vectors.ts';
 import { createKnowledgeService } from './knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge-store.ts';
 import { createLearnedQuestionsStore } from './learned-questions-store.ts';
+import { analyzerFor } from './lexicon/analyzer.ts';
 import { createRetriever } from './retrieval.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
@@ -54,10 +55,11 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
     logger,
   });
   jobs.handle('knowledge.parseDocument', (payload, run) => documents.parse(payload, run));
+  const textEmbedding = sentenceEncoder ? primedTextEmbedding(sentenceEncoder) : undefined;
   const retriever = createRetriever({
     store,
     loadPassages: (knowledgeBaseId) => documentsStore.loadPassageRows(knowledgeBaseId),
-    embed: sentenceEncoder ? cachedTextEmbedding(sentenceEncoder) : undefined,
+    embed: textEmbedding?.embed,
     embedWith: cachedProviderEmbedding(embeddingsClient),
     onEmbedError: (knowledgeBaseId, error) =>
       logger.warn({ knowledgeBaseId, err: error }, 'embeddings provider failed: the question is answered by its words alone'),
@@ -83,6 +85,10 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
   return {
     retriever,
     baseLanguage: (accountId: string, knowledgeBaseId: string) => store.findBaseLanguage(accountId, knowledgeBaseId),
+    /** Embeds texts about to be asked (a replay's batch) in one call of the built-in encoder: English bases only, else nothing. */
+    primeQuestions: async (language: string, texts: readonly string[]): Promise<void> => {
+      if (textEmbedding && analyzerFor(language).english) await textEmbedding.prime(texts);
+    },
     /** A customer's pick of a clarification's option keeps the question that led to it, in the reply's transaction. */
     learnPhrasing: (executor: Executor, entryId: string, question: string, at: Date) => createLearnedQuestionsStore(executor).record(entryId, question, at),
     /** The service over a transaction (a correction saved with the rating that made it). */

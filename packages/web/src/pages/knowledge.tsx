@@ -11,6 +11,7 @@ import { ErrorLine, Field, Link } from '../ui.tsx';
 import { AdminOnlyNote, useCanManage } from '../role.tsx';
 import { KnowledgeUse } from './knowledge-use.tsx';
 import { plural } from '../plural.ts';
+import { GapsTab, type EntryPrefill } from './gaps.tsx';
 import { LearnedQuestions } from './learned-questions.tsx';
 
 const PAGE = 50;
@@ -70,10 +71,10 @@ export function KnowledgeBasesPage() {
   );
 }
 
-function EntryForm({ entry, onSave, onCancel }: { entry?: KnowledgeEntry; onSave: (body: { question: string; answer: string; synonyms: string[] }) => Promise<void>; onCancel?: () => void }) {
-  const [question, setQuestion] = useState(entry?.question ?? '');
+function EntryForm({ entry, initial, onSave, onCancel }: { entry?: KnowledgeEntry; initial?: EntryPrefill; onSave: (body: { question: string; answer: string; synonyms: string[] }) => Promise<void>; onCancel?: () => void }) {
+  const [question, setQuestion] = useState(entry?.question ?? initial?.question ?? '');
   const [synonyms, setSynonyms] = useState((entry?.synonyms ?? []).join('\n'));
-  const [answer, setAnswer] = useState(entry?.answer ?? '');
+  const [answer, setAnswer] = useState(entry?.answer ?? initial?.answer ?? '');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -333,6 +334,8 @@ export function KnowledgeBasePage({ id }: { id: string }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [tab, setTab] = useState<'entries' | 'gaps'>('entries');
+  const [prefill, setPrefill] = useState<EntryPrefill | null>(null);
   const canManage = useCanManage();
 
   // Each keystroke of the search loads: only the newest answer is shown.
@@ -417,6 +420,29 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       <ErrorLine error={error} />
       {canManage && <EmbeddingsForm base={base} onSaved={setBase} />}
       <Documents baseId={id} canManage={canManage} />
+      <div class="row" role="tablist" aria-label="Knowledge base views">
+        <button type="button" role="tab" aria-label="Entries" aria-selected={tab === 'entries'} onClick={() => setTab('entries')}>
+          {t('Entries')}
+        </button>
+        <button type="button" role="tab" aria-label="Gaps" aria-selected={tab === 'gaps'} onClick={() => setTab('gaps')}>
+          {t('Gaps')}
+        </button>
+      </div>
+      {tab === 'gaps' && prefill && (
+        <EntryForm
+          key={`${prefill.question}\n${prefill.answer}`}
+          initial={prefill}
+          onCancel={() => setPrefill(null)}
+          onSave={async (body) => {
+            await api('POST', `/knowledge-bases/${id}/entries`, { body });
+            setPrefill(null);
+            await loadEntries();
+          }}
+        />
+      )}
+      {tab === 'gaps' && <GapsTab baseId={id} canManage={canManage} onCreate={setPrefill} />}
+      {tab === 'entries' && (
+        <>
       {canManage && (
         <EntryForm
           onSave={async (body) => {
@@ -468,6 +494,8 @@ export function KnowledgeBasePage({ id }: { id: string }) {
           {t('Older')}
         </button>
       </div>
+        </>
+      )}
     </section>
   );
 }

@@ -90,8 +90,39 @@ export function createSentenceEncoder(options: { idleMs?: number } = {}): Senten
  * few questions over and over, and the encoder's thread embeds one text at a time (tens of questions a second).
  */
 export function cachedTextEmbedding(encoder: Pick<SentenceEncoder, 'embed'>, size = 2000): (text: string) => Promise<number[]> {
-  const cached = cachedEmbedding<null>((_, text) => encoder.embed([text]).then((vectors) => vectors[0] ?? []), () => '', size);
-  return (text) => cached(null, text);
+  return primedTextEmbedding(encoder, size).embed;
+}
+
+/**
+ * `cachedTextEmbedding`, and `prime`: the texts not remembered yet embedded in one call of the encoder (a batch costs
+ * the thread far less than its texts one by one), remembered for the questions that follow (a replay's batch).
+ */
+export function primedTextEmbedding(encoder: Pick<SentenceEncoder, 'embed'>, size = 2000) {
+  const cache = new Map<string, Promise<number[]>>();
+  const cached = cachedEmbedding<null>((_, text) => encoder.embed([text]).then((vectors) => vectors[0] ?? []), () => '', size, cache);
+  return {
+    embed: (text: string) => cached(null, text),
+    async prime(texts: readonly string[]): Promise<void> {
+      const keys = new Map<string, string>();
+      for (const text of texts.slice(0, Math.floor(size / 2))) {
+        const key = embeddingKey('', text);
+        if (!cache.has(key)) keys.set(key, text);
+      }
+      if (keys.size === 0) return;
+      const batch = encoder.embed([...keys.values()]);
+      [...keys.keys()].forEach((key, i) => {
+        const vector = batch.then((vectors) => vectors[i] ?? []);
+        vector.catch(() => cache.delete(key));
+        cache.set(key, vector);
+      });
+      while (cache.size > size) cache.delete(cache.keys().next().value ?? '');
+      await batch.catch(() => undefined);
+    },
+  };
+}
+
+function embeddingKey(scope: string, text: string): string {
+  return `${scope}\n${text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
 }
 
 /**
@@ -103,10 +134,10 @@ export function cachedEmbedding<A>(
   embed: (arg: A, text: string) => Promise<number[]>,
   scope: (arg: A) => string,
   size = 2000,
+  cache = new Map<string, Promise<number[]>>(),
 ): (arg: A, text: string) => Promise<number[]> {
-  const cache = new Map<string, Promise<number[]>>();
   return (arg, text) => {
-    const key = `${scope(arg)}\n${text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
+    const key = embeddingKey(scope(arg), text);
     let vector = cache.get(key);
     if (vector) {
       // Most recently used last: the first key is the one to drop.

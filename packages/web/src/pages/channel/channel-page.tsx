@@ -13,6 +13,7 @@ import { AgentFields, EngineFields } from './agent-fields.tsx';
 import { ApiChannelHelp, CredentialFields, MessengerHelp, WebhookFields } from './connection.tsx';
 import { bodyOf, draftOf, type Draft, type DraftFieldsProps } from './draft.ts';
 import { HandoffFields, WorkingHoursFields } from './hours-fields.tsx';
+import { ReplayCard } from './replay.tsx';
 import { WidgetFields } from './widget-fields.tsx';
 
 function Section({ name, children }: { name: string; children: ComponentChildren }) {
@@ -150,6 +151,7 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
       </form>
       {canManage && <TestEventCard type={type} id={id} clearError={() => setError(null)} />}
       {canManage && <TryAgent channel={channel} />}
+      {canManage && <ReplayCard channel={channel} />}
       {canManage && <DeleteChannelCard path={path} onError={setError} />}
     </section>
   );

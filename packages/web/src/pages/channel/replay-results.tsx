@@ -1,0 +1,125 @@
+// A finished replay: its summary, and its items side by side — the question, the team's answer, the agent's reply,
+// the verdict — with `Right` / `Wrong` to mark each reply, filtered by verdict, 50 at a time.
+import { useEffect, useState } from 'preact/hooks';
+import type { Replay, ReplayItem, ReplayMark, ReplayVerdict } from '@parley/contracts';
+import { api, errorText } from '../../api.ts';
+import { t } from '../../i18n.ts';
+import { ErrorLine, Field } from '../../ui.tsx';
+
+const VERDICTS: Record<ReplayVerdict, string> = {
+  agrees: 'Agrees with the team',
+  differs: 'Differs',
+  clarified: 'Asked to choose',
+  handed_off: 'Handed off',
+  fell_back: 'Fell back',
+};
+
+function Summary({ replay }: { replay: Replay }) {
+  const s = replay.summary;
+  const precision = s.estimatedPrecision === null ? '—' : `${Math.round(s.estimatedPrecision * 100)} %`;
+  const figures: [string, string | number][] = [
+    ['Questions', replay.total],
+    ['Answered', s.answered],
+    ['Agrees with the team', s.agreesWithTeam],
+    ['Differs', s.differs],
+    ['Asked to choose', s.clarified],
+    ['Handed off', s.handedOff],
+    ['Fell back', s.fellBack],
+    ['Marked right', s.markedRight],
+    ['Marked wrong', s.markedWrong],
+    ['Estimated precision', precision],
+  ];
+  return (
+    <dl class="figures" aria-label="Replay summary">
+      {figures.map(([label, value]) => (
+        <div key={label} aria-label={label}>
+          <dt>{t(label)}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function MarkButtons({ item, onMark }: { item: ReplayItem; onMark: (mark: ReplayMark | null) => void }) {
+  return (
+    <div class="row">
+      {(['right', 'wrong'] as const).map((mark) => (
+        <button key={mark} type="button" aria-label={mark === 'right' ? 'Right' : 'Wrong'} aria-pressed={item.mark === mark} onClick={() => onMark(item.mark === mark ? null : mark)}>
+          {t(mark === 'right' ? 'Right' : 'Wrong')}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+export function ReplayResults({ replay, onChanged }: { replay: Replay; onChanged: (replay: Replay) => void }) {
+  const [verdict, setVerdict] = useState<ReplayVerdict | ''>('');
+  const [items, setItems] = useState<ReplayItem[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = async (cursor?: string) => {
+    try {
+      const page = await api<{ items: ReplayItem[]; nextCursor: string | null }>('GET', `/replays/${replay.id}/items`, { query: { verdict: verdict || undefined, limit: 50, cursor } });
+      setItems((shown) => (cursor ? [...shown, ...page.items] : page.items));
+      setNext(page.nextCursor);
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  useEffect(() => void load(), [replay.id, verdict]);
+  const mark = async (item: ReplayItem, value: ReplayMark | null) => {
+    try {
+      const saved = await api<ReplayItem>('PUT', `/replays/${replay.id}/items/${item.id}`, { body: { mark: value } });
+      setItems((shown) => shown.map((i) => (i.id === saved.id ? saved : i)));
+      onChanged(await api<Replay>('GET', `/replays/${replay.id}`));
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  return (
+    <div class="grid">
+      <Summary replay={replay} />
+      <Field label={t('Verdict')}>
+        <select aria-label="Verdict" value={verdict} onChange={(e) => setVerdict(e.currentTarget.value as ReplayVerdict | '')}>
+          <option value="">{t('All')}</option>
+          {Object.entries(VERDICTS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {t(label)}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <ErrorLine error={error} />
+      <table class="list" aria-label="Replayed questions">
+        <thead>
+          <tr>
+            <th>{t('Question')}</th>
+            <th>{t("Team's answer")}</th>
+            <th>{t("Agent's reply")}</th>
+            <th>{t('Verdict')}</th>
+            <th>{t('Mark')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item) => (
+            <tr key={item.id} aria-label={item.question}>
+              <td>{item.question}</td>
+              <td>{item.teamAnswer ?? '—'}</td>
+              <td class="pre">{item.agentReply ?? '—'}</td>
+              <td aria-label="Verdict">{item.verdict ? t(VERDICTS[item.verdict]) : '…'}</td>
+              <td>
+                <MarkButtons item={item} onMark={(value) => void mark(item, value)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {next && (
+        <button type="button" aria-label="More" onClick={() => void load(next)}>
+          {t('More')}
+        </button>
+      )}
+    </div>
+  );
+}
