@@ -324,15 +324,57 @@ function EntryView({ entry, onEdit, onDelete }: { entry: KnowledgeEntry; onEdit?
   );
 }
 
+/** The base's name, renamed in place, and its deletion behind a confirmation (admins). */
+function RenameForm({ base, onRenamed, onError }: { base: KnowledgeBase; onRenamed: (base: KnowledgeBase) => void; onError: (error: string) => void }) {
+  const [name, setName] = useState(base.name);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const rename = async (event: Event) => {
+    event.preventDefault();
+    try {
+      onRenamed(await api<KnowledgeBase>('PUT', `/knowledge-bases/${base.id}`, { body: { name } }));
+    } catch (failure) {
+      onError(errorText(failure));
+    }
+  };
+  const removeBase = async () => {
+    try {
+      await api('DELETE', `/knowledge-bases/${base.id}`);
+      navigate('/knowledge-bases');
+    } catch (failure) {
+      onError(errorText(failure));
+    }
+  };
+  return (
+    <form class="card row" aria-label="Rename" onSubmit={rename}>
+      <input aria-label="Name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <button type="submit" aria-label="Rename">
+        {t('Rename')}
+      </button>
+      {confirmDelete ? (
+        <>
+          <button type="button" aria-label="Delete" onClick={removeBase}>
+            {t('Delete')}
+          </button>
+          <button type="button" aria-label="Cancel" onClick={() => setConfirmDelete(false)}>
+            {t('Cancel')}
+          </button>
+        </>
+      ) : (
+        <button type="button" aria-label="Delete knowledge base" onClick={() => setConfirmDelete(true)}>
+          {t('Delete knowledge base')}
+        </button>
+      )}
+    </form>
+  );
+}
+
 export function KnowledgeBasePage({ id }: { id: string }) {
   const [base, setBase] = useState<KnowledgeBase | null>(null);
-  const [name, setName] = useState('');
   const [entries, setEntries] = useState<KnowledgeEntry[]>([]);
   const [count, setCount] = useState(0);
   const [offset, setOffset] = useState(0);
   const [search, setSearch] = useState('');
   const [editing, setEditing] = useState<string | null>(null);
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [tab, setTab] = useState<'entries' | 'gaps'>('entries');
   const [prefill, setPrefill] = useState<EntryPrefill | null>(null);
@@ -358,27 +400,10 @@ export function KnowledgeBasePage({ id }: { id: string }) {
     api<{ knowledgeBases: KnowledgeBase[] }>('GET', '/knowledge-bases').then((r) => {
       const found = r.knowledgeBases.find((b) => b.id === id) ?? null;
       setBase(found);
-      setName(found?.name ?? '');
     }, (e) => setError(errorText(e)));
   }, [id]);
   useEffect(() => void loadEntries(), [loadEntries]);
 
-  const rename = async (event: Event) => {
-    event.preventDefault();
-    try {
-      setBase(await api<KnowledgeBase>('PUT', `/knowledge-bases/${id}`, { body: { name } }));
-    } catch (failure) {
-      setError(errorText(failure));
-    }
-  };
-  const removeBase = async () => {
-    try {
-      await api('DELETE', `/knowledge-bases/${id}`);
-      navigate('/knowledge-bases');
-    } catch (failure) {
-      setError(errorText(failure));
-    }
-  };
   const removeEntry = async (entryId: string) => {
     try {
       await api('DELETE', `/knowledge-bases/${id}/entries/${entryId}`);
@@ -397,26 +422,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
       <h1>{base.name}</h1>
       <KnowledgeUse baseId={id} />
       {!canManage && <AdminOnlyNote text="Your role (agent) reads this knowledge base; an admin or the owner edits it. Corrections from the Inbox still reach it." />}
-      {canManage && <form class="card row" aria-label="Rename" onSubmit={rename}>
-        <input aria-label="Name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <button type="submit" aria-label="Rename">
-          {t('Rename')}
-        </button>
-        {confirmDelete ? (
-          <>
-            <button type="button" aria-label="Delete" onClick={removeBase}>
-              {t('Delete')}
-            </button>
-            <button type="button" aria-label="Cancel" onClick={() => setConfirmDelete(false)}>
-              {t('Cancel')}
-            </button>
-          </>
-        ) : (
-          <button type="button" aria-label="Delete knowledge base" onClick={() => setConfirmDelete(true)}>
-            {t('Delete knowledge base')}
-          </button>
-        )}
-      </form>}
+      {canManage && <RenameForm base={base} onRenamed={setBase} onError={setError} />}
       <ErrorLine error={error} />
       {canManage && <EmbeddingsForm base={base} onSaved={setBase} />}
       <Documents baseId={id} canManage={canManage} />
