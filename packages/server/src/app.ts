@@ -9,6 +9,7 @@ import { createChannelsModule } from './channels/module.ts';
 import { createMessengersModule } from './channels/messengers-module.ts';
 import { createWidgetModule } from './channels/widget/module.ts';
 import { createChatsModule } from './chats/module.ts';
+import { createConversationsModule } from './conversations/module.ts';
 import { createCore, type AppDeps } from './core.ts';
 import { createCrmModule } from './crm/module.ts';
 import { createDemoModule } from './demo/module.ts';
@@ -54,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     alertEmailDelayMs: alerts.emailDelayMs,
   });
   const events = createEventsModule(core, { presence: alerts.presence });
+  const conversations = createConversationsModule(core, { sweepMs: deps.conversationSweepMs });
 
   await registerSurfaces(app, core, {
     consoleAuth: accounts.consoleAuth,
@@ -69,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       messages,
       events,
       createOverviewModule(core),
+      conversations,
       webhooks,
       agent,
       messengers,
@@ -79,10 +82,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       createRepliesModule(core),
       createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed }),
       createDemoModule(core, { authenticator: accounts.authenticator }),
-      createMetricsModule(core, { token: config.metricsToken, port: config.metricsPort, host: config.host }),
+      createMetricsModule(core, {
+        token: config.metricsToken,
+        port: config.metricsPort,
+        host: config.host,
+        conversationTotals: conversations.outcomeTotals,
+      }),
     ],
   });
   // Background jobs and webhook deliveries, in a process that runs workers (on close, jobs in flight finish).
-  if (deps.workers ?? true) runWorkers(app, [core.jobWorkers, webhooks.workers, knowledge.workers], deps.handBack);
+  if (deps.workers ?? true) runWorkers(app, [core.jobWorkers, webhooks.workers, knowledge.workers, conversations.workers], deps.handBack);
   return app;
 }

@@ -42,6 +42,8 @@ export interface AppDeps {
   listen?: Listen;
   /** The delivery worker's safety-net poll (default 500 ms). */
   deliveryPollMs?: number;
+  /** How often the conversations sweep runs (default 60 s): tests shorten it. */
+  conversationSweepMs?: number;
   /** Console login attempts per client address per minute (default 20; test suites log in more often). */
   loginAttemptsPerIp?: number;
   /** The built web account (default packages/web/dist). */

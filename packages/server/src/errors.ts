@@ -142,6 +142,14 @@ export const Errors = {
   deliveryNotFound: plain(404, 'deliveryNotFound', 'Delivery not found'),
   deliveryPending: plain(400, 'deliveryPending', 'The delivery is still pending'),
   invalidRange: plain(400, 'invalidRange', '"from" must be before "to"'),
+  // Reports (issue #36).
+  reportDateInvalid: (field: string) =>
+    new DomainError(400, `"${field}" is not a date: use YYYY-MM-DD`, 'default', 'reportDateInvalid', { field }),
+  reportRangeReversed: plain(400, 'reportRangeReversed', '"to" must be the same day as "from" or after it'),
+  reportRangeTooLong: (days: number) =>
+    new DomainError(400, `The report covers at most ${days} days: choose a shorter range`, 'default', 'reportRangeTooLong', { days }),
+  csatNotAsked: plain(404, 'csatNotAsked', 'No conversation to rate'),
+  csatAlreadyRated: plain(409, 'csatAlreadyRated', 'This conversation is already rated'),
   // Messenger connectors.
   messengerUnverified: plain(401, 'messengerUnverified', 'Unauthorized'),
   messengerBadBody: plain(400, 'messengerBadBody', 'The body is not JSON'),

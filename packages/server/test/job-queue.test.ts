@@ -50,6 +50,7 @@ function recording(ran: string[], options: { failFirst?: boolean; ms?: number } 
     'crm.sync': async () => {},
     'alerts.webhook': async () => {},
     'alerts.email': async () => {},
+    'conversations.sweep': async () => {},
     'knowledge.embed': async () => {},
     'knowledge.parseDocument': async () => {},
     'knowledge.embedDocument': async () => {},

@@ -11,6 +11,7 @@ import { knowledgeRoutes } from './knowledge.ts';
 import { memberRoutes } from './members.ts';
 import { overviewRoutes } from './overview.ts';
 import { profileRoutes } from './profile.ts';
+import { reportRoutes } from './reports.ts';
 import { messengerRoutes } from './messengers.ts';
 
 export * from './agent.ts';
@@ -26,6 +27,7 @@ export * from './knowledge.ts';
 export * from './members.ts';
 export * from './overview.ts';
 export * from './profile.ts';
+export * from './reports.ts';
 export * from './messengers.ts';
 
 /** Every route of the console API (`/console/v1`). */
@@ -44,4 +46,5 @@ export const consoleRoutes: readonly RouteContract[] = [
   ...Object.values(memberRoutes),
   ...Object.values(cannedResponseRoutes),
   ...Object.values(profileRoutes),
+  ...Object.values(reportRoutes),
 ];

@@ -88,7 +88,7 @@ export function createAgentService(deps: AgentServiceDeps) {
   /** Writes the engine's answer: in one statement when it is a plain reply, else step by step. Whether it was sent. */
   async function write(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
     if (answer.taskComplete === null && answer.text !== null && !answer.handoff && !answer.choices && !answer.picked) {
-      return writeReply(channel, chat, waiting, answer.text, answer.fallback ?? false);
+      return writeReply(channel, chat, waiting, answer.text, { fallback: answer.fallback ?? false, greeting: answer.greeting ?? false });
     }
     return writeReplyStepByStep(channel, chat, waiting, answer);
   }

@@ -130,7 +130,13 @@ export function createAgentWrites(deps: AgentWritesDeps) {
   }
 
   /** A reply without a task trigger, in one statement (reply-store.ts). Whether it was stored. */
-  async function writeReply(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], text: string, fallback: boolean): Promise<boolean> {
+  async function writeReply(
+    channel: ChannelRow,
+    chat: ChatRow,
+    waiting: MessageRow[],
+    text: string,
+    { fallback, greeting }: { fallback: boolean; greeting: boolean },
+  ): Promise<boolean> {
     const at = clock.now();
     const messageId = newId();
     const toCustomer = isMessengerKind(chat.channelKind) && text.length > 0;
@@ -141,6 +147,7 @@ export function createAgentWrites(deps: AgentWritesDeps) {
       messageId,
       text,
       fallback,
+      greeting,
       at,
       webhookMessage: webhookMessage({ id: messageId, role: 'assistant', senderName: null, text, attachments: [], createdAt: at }),
       settings: { ...DEFAULT_SETTINGS, ...channel.settings },
@@ -178,6 +185,8 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           text,
           fallback: !answer.handoff && (answer.fallback ?? false),
           handoff: answer.handoff !== undefined,
+          handoffReason: answer.handoff?.reason ?? null,
+          greeting: !answer.handoff && (answer.greeting ?? false),
           choices: answer.handoff ? null : (answer.choices ?? null),
           afterChoice: !answer.handoff && answer.picked !== undefined,
           createdAt: now,

@@ -45,6 +45,8 @@ export interface AgentAnswer {
   taskComplete: { summary: string | null } | null;
   /** The engine had no answer and sent its fallback sentence (counted in the console's overview). */
   fallback?: boolean;
+  /** The reply is the channel's greeting (no answer: a conversation it alone replied to is `unanswered`). */
+  greeting?: boolean;
   /**
    * The agent hands the chat to the team (docs/architecture.md, Handoff to the team): the channel's handoff message is sent
    * instead of `text`, and the chat is paused and needs a human. `note`: the model's reason, for the team.

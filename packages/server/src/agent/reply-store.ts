@@ -29,7 +29,7 @@ const CONTEXT: PreparedStatement = {
 };
 
 const REPLY: PreparedStatement = {
-  name: 'parley_agent_reply_v2',
+  name: 'parley_agent_reply_v3',
   text: `WITH settled AS (
     UPDATE messages SET awaiting_agent = false
     WHERE chat_id = $2 AND id IN (SELECT value::uuid FROM jsonb_array_elements_text($3::jsonb)) AND awaiting_agent
@@ -38,8 +38,8 @@ const REPLY: PreparedStatement = {
     -- Paused or banned while the engine was thinking: the reply is dropped (the messages stay settled).
     SELECT id FROM chats WHERE id = $2 AND account_id = $1 AND NOT paused AND NOT banned AND EXISTS (SELECT 1 FROM settled)),
   reply AS (
-    INSERT INTO messages (id, account_id, chat_id, role, origin, sender_name, text, fallback, created_at)
-    SELECT $4, $1, id, 'assistant', 'agent', NULL, $5, $6, $7 FROM current
+    INSERT INTO messages (id, account_id, chat_id, role, origin, sender_name, text, fallback, greeting, created_at)
+    SELECT $4, $1, id, 'assistant', 'agent', NULL, $5, $6, $16, $7 FROM current
     RETURNING *),
   touched AS (
     UPDATE chats SET last_text = reply.text, last_message_at = reply.created_at, updated_at = reply.created_at
@@ -92,6 +92,8 @@ export interface ReplyToWrite {
   messageId: string;
   text: string;
   fallback: boolean;
+  /** The channel's greeting (no answer for the conversation's outcome). */
+  greeting: boolean;
   at: Date;
   /** The webhook `messages[]` item of the reply. */
   webhookMessage: unknown;
@@ -133,6 +135,7 @@ export function createReplyStore(query: PreparedQuery, jobsNotice: string) {
         reply.send?.id ?? null,
         reply.send?.jobId ?? null,
         jobsNotice,
+        reply.greeting,
       ]);
       return row && { chat: chatRow.pick(row, 't'), message: messageRow.pick(row, 'r') };
     },

@@ -7,6 +7,7 @@ import {
   check,
   customType,
   date,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -32,6 +33,8 @@ export const accounts = pgTable(
     subscriptionActive: boolean('subscription_active').notNull().default(true),
     /** Where every handoff is posted as a chat-tool message (Slack / Mattermost / Teams incoming webhook); null: none. */
     alertWebhookUrl: text('alert_webhook_url'),
+    /** A conversation ends after this many minutes without a customer message (1–10080; migration 0027). */
+    resolutionQuietMinutes: integer('resolution_quiet_minutes').notNull().default(1440),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -577,6 +580,14 @@ export const messages = pgTable(
     choices: jsonb('choices').$type<StoredChoices>(),
     /** An agent reply that answered the customer's pick: the overview's "answered after a choice". */
     afterChoice: boolean('after_choice').notNull().default(false),
+    /** An agent reply that was the channel's greeting (no answer: conversations' outcomes, migration 0027). */
+    greeting: boolean('greeting').notNull().default(false),
+    /** The handoff's reason on the agent reply that handed the chat over (`model`, `customer_request`, `fallbacks`). */
+    handoffReason: text('handoff_reason'),
+    /** The member who wrote a team reply from the Inbox (no foreign key: a removed member's replies keep it). */
+    memberId: uuid('member_id'),
+    /** A customer's 1–5 that rated the conversation before it (messengers' CSAT): starts no conversation. */
+    csat: boolean('csat').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -867,6 +878,70 @@ export const widgetConversations = pgTable(
   (t) => [index('widget_conversations_visitor_created_idx').on(t.visitorId, t.createdAt, t.id)],
 );
 
+/**
+ * Conversations of a chat (docs/architecture.md, Outcomes and reports; migration 0027): from a customer message that
+ * starts one until the task is done or the account's quiet time passes. Kept by triggers on messages and chats in the
+ * transaction of each change, ended by quiet time by the sweep (conversations/conversations-sweep.ts); the reports
+ * read only this table.
+ */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }).notNull(),
+    /** The time of its last message, once ended; null while open. */
+    endedAt: timestamp('ended_at', { withTimezone: true, precision: 3 }),
+    /** `done` (the task marked done) or `quiet` (the account's quiet time passed). */
+    endedBy: text('ended_by'),
+    /** `resolved_by_agent`, `resolved_by_team`, `handed_off`, `unanswered`; null while open. */
+    outcome: text('outcome'),
+    confirmed: boolean('confirmed').notNull().default(false),
+    /** null until 7 days after its end, false as soon as a new conversation starts in the chat within them. */
+    durable: boolean('durable'),
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 }).notNull(),
+    lastCustomerMessageAt: timestamp('last_customer_message_at', { withTimezone: true, precision: 3 }).notNull(),
+    messages: integer('messages').notNull().default(0),
+    agentAnswers: integer('agent_answers').notNull().default(0),
+    answeredAfterChoice: integer('answered_after_choice').notNull().default(0),
+    handedOffAt: timestamp('handed_off_at', { withTimezone: true, precision: 3 }),
+    handoffReason: text('handoff_reason'),
+    teamReplied: boolean('team_replied').notNull().default(false),
+    memberIds: uuid('member_ids').array().notNull().default(sql`'{}'`),
+    firstAgentResponseSeconds: doublePrecision('first_agent_response_seconds'),
+    firstTeamResponseSeconds: doublePrecision('first_team_response_seconds'),
+    assigneeId: uuid('assignee_id'),
+    csatRating: smallint('csat_rating'),
+    csatComment: text('csat_comment'),
+    csatAskedAt: timestamp('csat_asked_at', { withTimezone: true, precision: 3 }),
+    csatAt: timestamp('csat_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('conversations_account_started_idx').on(t.accountId, t.startedAt, t.id),
+    index('conversations_account_channel_started_idx').on(t.accountId, t.channelId, t.startedAt, t.id),
+    uniqueIndex('conversations_chat_open_key').on(t.chatId).where(sql`${t.endedAt} is null`),
+    index('conversations_chat_started_idx').on(t.chatId, t.startedAt.desc()),
+    index('conversations_open_quiet_idx').on(t.lastCustomerMessageAt).where(sql`${t.endedAt} is null`),
+    index('conversations_durable_pending_idx').on(t.endedAt).where(sql`${t.endedAt} is not null and ${t.durable} is null`),
+  ],
+);
+
+/** parley_conversations_total{outcome}: ended conversations by outcome, 16 shards (migration 0027). */
+export const conversationOutcomeTotals = pgTable(
+  'conversation_outcome_totals',
+  {
+    outcome: text('outcome').notNull(),
+    shard: smallint('shard').notNull(),
+    total: bigint('total', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.outcome, t.shard] })],
+);
 
 /** Per connection: ids the CRM gave (HubSpot portal, Pipedrive's custom person field for the chat key). */
 export interface StoredCrmSettings {

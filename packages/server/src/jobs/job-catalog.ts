@@ -23,6 +23,8 @@ export interface JobCatalog {
    * handoffs, when no member is online) or after a customer message in a chat assigned to memberId (when offline).
    */
   'alerts.email': { accountId: string; chatId: string; memberId: string | null };
+  /** Conversations quiet for their account's resolution time end; those 7 days old become durable (keyed: one at a time). */
+  'conversations.sweep': Record<string, never>;
 }
 export type JobKind = keyof JobCatalog;
 /** What a handler knows of its run: the attempt (1 for the first) and whether no retry follows a failure. */

@@ -139,7 +139,7 @@ export function createMessagesService(deps: MessagesServiceDeps) {
      * A team member's reply from the Inbox: delivered to the customer, so it is a new_messages event, signed with their
      * name. It clears `needsHuman` (a member took the handed-off chat); the agent stays paused until resumed.
      */
-    async sendTeamReply(accountId: string, chatId: string, text: string, member: { name: string }): Promise<InboxMessage> {
+    async sendTeamReply(accountId: string, chatId: string, text: string, member: { memberId: string; name: string }): Promise<InboxMessage> {
       const chat = isUuid(chatId) ? await chatsStore(db).find(accountId, chatId) : undefined;
       if (!chat) throw Errors.consoleChatNotFound();
       const reply = await db.transaction(async (tx) => {
@@ -152,6 +152,7 @@ export function createMessagesService(deps: MessagesServiceDeps) {
           role: 'assistant',
           origin: 'team',
           senderName: member.name,
+          memberId: member.memberId,
           text,
           createdAt: now,
         });

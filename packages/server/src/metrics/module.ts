@@ -4,7 +4,8 @@
 // process's default metrics, and the gauges read at scrape time (jobs by state, the PostgreSQL pool).
 import { createServer, type Server } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, type Registry } from 'prom-client';
+import { CONVERSATION_OUTCOMES } from '@parley/contracts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { poolOf } from '../db/client.ts';
 import { Errors } from '../errors.ts';
@@ -21,6 +22,8 @@ export interface MetricsOptions {
   /** METRICS_PORT: a listener of its own on `host`, /metrics only, no token. */
   port?: number | undefined;
   host?: string | undefined;
+  /** Ended conversations by outcome, every process's (conversations/module.ts): parley_conversations_total. */
+  conversationTotals?: () => Promise<{ outcome: string; total: number }[]>;
 }
 
 /** prom-client's sums of the per-type gauges, named like counters (`_total`), which promtool's lint refuses. */
@@ -46,6 +49,7 @@ export function createMetricsModule(core: MetricsShared, options: MetricsOptions
   });
   addJobsGauge(registry, jobs, logger);
   addPoolGauges(registry, core);
+  if (options.conversationTotals) addConversationsCounter(registry, options.conversationTotals, logger);
 
   let listener: Server | undefined;
   if (port !== undefined) {
@@ -90,6 +94,35 @@ function addJobsGauge(registry: Registry, jobs: Pick<JobQueue, 'kinds' | 'counts
         // The rest of the scrape is still worth having; the gauge has no series this time.
         this.reset();
         logger.warn({ err: error }, 'counting jobs for /metrics failed');
+      }
+    },
+  });
+}
+
+/**
+ * `parley_conversations_total{outcome}`: conversations ended by outcome, read at scrape time from the totals the
+ * database keeps as they end (migration 0027), so every process shows the same count, whichever process (or trigger)
+ * ended them; every outcome is shown, 0 when none.
+ */
+function addConversationsCounter(
+  registry: Registry,
+  totals: () => Promise<{ outcome: string; total: number }[]>,
+  logger: FastifyBaseLogger,
+): void {
+  new Counter({
+    name: 'parley_conversations_total',
+    help: 'Conversations ended (the task done or the quiet time passed), by outcome: resolved_by_agent, resolved_by_team, handed_off, unanswered.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    async collect() {
+      try {
+        const rows = await totals();
+        this.reset();
+        for (const outcome of CONVERSATION_OUTCOMES) this.inc({ outcome }, 0);
+        for (const row of rows) this.inc({ outcome: row.outcome }, row.total);
+      } catch (error) {
+        this.reset();
+        logger.warn({ err: error }, 'reading conversation totals for /metrics failed');
       }
     },
   });

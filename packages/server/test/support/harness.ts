@@ -72,6 +72,8 @@ export interface TestAppOptions {
   /** Run the background workers (default true); false is an API-only process. */
   workers?: boolean;
   deliveryPollMs?: number;
+  /** How often the conversations sweep runs (default 60 s). */
+  conversationSweepMs?: number;
   /** pino level of the app's log (default info). */
   logLevel?: LogLevel;
   /** Console login attempts per address per minute; high by default, since every test logs in from 127.0.0.1. */
@@ -174,6 +176,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.apiKeyCacheTtlMs !== undefined ? { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs } : {}),
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
     ...(options.deliveryPollMs !== undefined ? { deliveryPollMs: options.deliveryPollMs } : {}),
+    ...(options.conversationSweepMs !== undefined ? { conversationSweepMs: options.conversationSweepMs } : {}),
     listen: database.listen,
     loginAttemptsPerIp: options.loginAttemptsPerIp ?? 100_000,
     trustProxy: options.trustProxy,

@@ -120,7 +120,7 @@ export function createKnowledgeBaseEngine({ retriever, baseLanguage, clarifyBar 
       const clarify = clarification(channel, asked, found.candidates);
       if (clarify) return clarify;
       const greeting = channel.settings.greeting.trim();
-      if (firstMessage && greeting) return { text: greeting, taskComplete: null };
+      if (firstMessage && greeting) return { text: greeting, taskComplete: null, greeting: true };
       const limit = channel.handoffAfterFallbacks;
       if (limit > 0 && fallbacksInARow(history) + 1 >= limit) return { text: null, taskComplete: null, handoff: { reason: 'fallbacks' } };
       return { text: fallbackText(channel.settings.aiLang), taskComplete: null, fallback: true };

@@ -1,0 +1,355 @@
+// SQL of conversations (migration 0027): the reports' reads (one range scan of an account's conversations by start,
+// on conversations_account_started_idx or its per-channel twin), the sweep's ends by quiet time and settling of
+// `durable`, CSAT, the account's resolution time, and a bulk insert for benchmarks and seeding.
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.ts';
+
+export interface ReportScope {
+  accountId: string;
+  /** Started at or after (inclusive). */
+  from: Date;
+  /** Started before (exclusive). */
+  until: Date;
+  channelId?: string;
+  memberId?: string;
+}
+
+export interface SummaryTotals {
+  conversations: number;
+  resolvedByAgent: number;
+  resolvedByAgentConfirmed: number;
+  resolvedByAgentDurable: number;
+  resolvedByTeam: number;
+  handedOff: number;
+  unanswered: number;
+  open: number;
+  answeredAfterChoice: number;
+  endedHandedOff: number;
+  reasonModel: number;
+  reasonCustomerRequest: number;
+  reasonFallbacks: number;
+  agentP50: number | null;
+  agentP90: number | null;
+  teamP50: number | null;
+  teamP90: number | null;
+  resolutionP50: number | null;
+  resolutionP90: number | null;
+  csatAgentCount: number;
+  csatAgentAverage: number | null;
+  csatTeamCount: number;
+  csatTeamAverage: number | null;
+}
+
+export interface SummaryGroup {
+  day: string | null;
+  channelId: string | null;
+  channelName: string | null;
+  conversations: number;
+  resolvedByAgent: number;
+  handedOff: number;
+  resolvedByTeam: number;
+}
+
+export interface MemberFigures {
+  memberId: string;
+  name: string;
+  conversations: number;
+  firstResponseP50: number | null;
+  csatAverage: number | null;
+}
+
+export interface LedgerRow {
+  id: string;
+  chatId: string;
+  channelId: string;
+  customerName: string;
+  startedAt: Date;
+  endedAt: Date | null;
+  outcome: string | null;
+  confirmed: boolean;
+  durable: boolean | null;
+  handoffReason: string | null;
+  firstAgentResponseSeconds: number | null;
+  firstTeamResponseSeconds: number | null;
+  assigneeId: string | null;
+  assigneeName: string | null;
+  csat: number | null;
+  messages: number;
+}
+
+/** A conversation ended by the sweep (the widget and messengers then ask for a rating). */
+export interface EndedConversation {
+  id: string;
+  accountId: string;
+  chatId: string;
+  channelId: string;
+  outcome: string;
+}
+
+/** A row for `insertMany` (benchmarks, seeding): an ended or open conversation as the triggers would have kept it. */
+export interface ConversationSeed {
+  id: string;
+  accountId: string;
+  chatId: string;
+  channelId: string;
+  startedAt: Date;
+  endedAt: Date | null;
+  outcome: 'resolved_by_agent' | 'resolved_by_team' | 'handed_off' | 'unanswered' | null;
+  confirmed?: boolean;
+  durable?: boolean | null;
+  messages: number;
+  agentAnswers?: number;
+  answeredAfterChoice?: number;
+  handedOffAt?: Date | null;
+  handoffReason?: 'model' | 'customer_request' | 'fallbacks' | null;
+  memberIds?: string[];
+  firstAgentResponseSeconds?: number | null;
+  firstTeamResponseSeconds?: number | null;
+  assigneeId?: string | null;
+  csatRating?: number | null;
+}
+
+/** The reports' filter: the account's conversations started in [from, until), of a channel, a member replied in. */
+function scopeWhere(scope: ReportScope, alias = 'c'): SQL {
+  const c = sql.raw(alias);
+  return sql`${c}.account_id = ${scope.accountId} and ${c}.started_at >= ${scope.from.toISOString()}::timestamptz
+    and ${c}.started_at < ${scope.until.toISOString()}::timestamptz
+    ${scope.channelId !== undefined ? sql`and ${c}.channel_id = ${scope.channelId}` : sql``}
+    ${scope.memberId !== undefined ? sql`and ${scope.memberId}::uuid = any(${c}.member_ids)` : sql``}`;
+}
+
+const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+export function createConversationsStore(db: Executor) {
+  return {
+    /** Every figure of the summary that is not a breakdown: one scan of the window. */
+    async totals(scope: ReportScope): Promise<SummaryTotals> {
+      const [row] = await queryRows<Record<string, unknown>>(
+        db,
+        sql`select count(*)::int as conversations,
+              count(*) filter (where outcome = 'resolved_by_agent')::int as "resolvedByAgent",
+              count(*) filter (where outcome = 'resolved_by_agent' and confirmed)::int as "resolvedByAgentConfirmed",
+              count(*) filter (where outcome = 'resolved_by_agent' and durable)::int as "resolvedByAgentDurable",
+              count(*) filter (where outcome = 'resolved_by_team')::int as "resolvedByTeam",
+              count(*) filter (where outcome = 'handed_off')::int as "handedOff",
+              count(*) filter (where outcome = 'unanswered')::int as unanswered,
+              count(*) filter (where outcome is null)::int as open,
+              coalesce(sum(answered_after_choice), 0)::int as "answeredAfterChoice",
+              count(*) filter (where outcome is not null and handed_off_at is not null)::int as "endedHandedOff",
+              count(*) filter (where handoff_reason = 'model')::int as "reasonModel",
+              count(*) filter (where handoff_reason = 'customer_request')::int as "reasonCustomerRequest",
+              count(*) filter (where handoff_reason = 'fallbacks')::int as "reasonFallbacks",
+              percentile_cont(0.5) within group (order by first_agent_response_seconds) as "agentP50",
+              percentile_cont(0.9) within group (order by first_agent_response_seconds) as "agentP90",
+              percentile_cont(0.5) within group (order by first_team_response_seconds) as "teamP50",
+              percentile_cont(0.9) within group (order by first_team_response_seconds) as "teamP90",
+              percentile_cont(0.5) within group (order by extract(epoch from ended_at - started_at)) as "resolutionP50",
+              percentile_cont(0.9) within group (order by extract(epoch from ended_at - started_at)) as "resolutionP90",
+              count(csat_rating) filter (where outcome = 'resolved_by_agent')::int as "csatAgentCount",
+              avg(csat_rating) filter (where outcome = 'resolved_by_agent')::float8 as "csatAgentAverage",
+              count(csat_rating) filter (where outcome = 'resolved_by_team')::int as "csatTeamCount",
+              avg(csat_rating) filter (where outcome = 'resolved_by_team')::float8 as "csatTeamAverage"
+            from conversations c where ${scopeWhere(scope)}`,
+      );
+      const r = row ?? {};
+      const out = {} as Record<string, number | null>;
+      for (const [key, value] of Object.entries(r)) out[key] = num(value);
+      return out as unknown as SummaryTotals;
+    },
+
+    /** Per UTC day of start and per channel (with its name): one scan with two grouping sets. */
+    async groups(scope: ReportScope): Promise<SummaryGroup[]> {
+      return queryRows<SummaryGroup>(
+        db,
+        sql`select g.day, g.channel_id as "channelId", ch.name as "channelName", g.conversations, g."resolvedByAgent",
+                   g."handedOff", g."resolvedByTeam"
+            from (select to_char((started_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, channel_id,
+                         count(*)::int as conversations,
+                         count(*) filter (where outcome = 'resolved_by_agent')::int as "resolvedByAgent",
+                         count(*) filter (where outcome = 'handed_off')::int as "handedOff",
+                         count(*) filter (where outcome = 'resolved_by_team')::int as "resolvedByTeam"
+                  from conversations c where ${scopeWhere(scope)}
+                  group by grouping sets ((1), (2))) g
+            left join channels ch on ch.id = g.channel_id and ch.account_id = ${scope.accountId}
+            order by g.day nulls last, g.conversations desc, g.channel_id`,
+      );
+    },
+
+    /** The members who replied in the window's conversations (one only with a member filter). */
+    async perMember(scope: ReportScope): Promise<MemberFigures[]> {
+      const rows = await queryRows<Record<string, unknown>>(
+        db,
+        sql`select m.member_id as "memberId", coalesce(mb.name, mb.email, 'Removed member') as name,
+                   count(*)::int as conversations,
+                   percentile_cont(0.5) within group (order by c.first_team_response_seconds) as "firstResponseP50",
+                   avg(c.csat_rating)::float8 as "csatAverage"
+            from conversations c cross join lateral unnest(c.member_ids) as m(member_id)
+            left join members mb on mb.id = m.member_id and mb.account_id = ${scope.accountId}
+            where ${scopeWhere(scope)} and cardinality(c.member_ids) > 0
+              ${scope.memberId !== undefined ? sql`and m.member_id = ${scope.memberId}::uuid` : sql``}
+            group by m.member_id, mb.name, mb.email
+            order by conversations desc, name`,
+      );
+      return rows.map((row) => ({
+        memberId: String(row.memberId),
+        name: String(row.name),
+        conversations: Number(row.conversations),
+        firstResponseP50: num(row.firstResponseP50),
+        csatAverage: num(row.csatAverage),
+      }));
+    },
+
+    /** A page of the ledger, newest start first, after the (startedAt, id) of `after`. */
+    async ledger(scope: ReportScope, options: { outcome?: string; after?: { startedAt: Date; id: string }; limit: number }): Promise<LedgerRow[]> {
+      const outcome =
+        options.outcome === undefined ? sql`` : options.outcome === 'open' ? sql`and c.outcome is null` : sql`and c.outcome = ${options.outcome}`;
+      const after = options.after
+        ? sql`and (c.started_at, c.id) < (${options.after.startedAt.toISOString()}::timestamptz, ${options.after.id}::uuid)`
+        : sql``;
+      const rows = await queryRows<Record<string, unknown>>(
+        db,
+        sql`select c.id, c.chat_id as "chatId", c.channel_id as "channelId", ch.dialog_name as "customerName",
+                   c.started_at as "startedAt", c.ended_at as "endedAt", c.outcome, c.confirmed, c.durable,
+                   c.handoff_reason as "handoffReason", c.first_agent_response_seconds as "firstAgentResponseSeconds",
+                   c.first_team_response_seconds as "firstTeamResponseSeconds", c.assignee_id as "assigneeId",
+                   coalesce(m.name, m.email) as "assigneeName", c.csat_rating as csat, c.messages
+            from conversations c join chats ch on ch.id = c.chat_id
+            left join members m on m.id = c.assignee_id
+            where ${scopeWhere(scope)} ${outcome} ${after}
+            order by c.started_at desc, c.id desc
+            limit ${options.limit}`,
+      );
+      return rows.map((row) => ({
+        id: String(row.id),
+        chatId: String(row.chatId),
+        channelId: String(row.channelId),
+        customerName: String(row.customerName ?? ''),
+        startedAt: new Date(row.startedAt as string),
+        endedAt: row.endedAt === null ? null : new Date(row.endedAt as string),
+        outcome: (row.outcome as string | null) ?? null,
+        confirmed: Boolean(row.confirmed),
+        durable: (row.durable as boolean | null) ?? null,
+        handoffReason: (row.handoffReason as string | null) ?? null,
+        firstAgentResponseSeconds: num(row.firstAgentResponseSeconds),
+        firstTeamResponseSeconds: num(row.firstTeamResponseSeconds),
+        assigneeId: (row.assigneeId as string | null) ?? null,
+        assigneeName: (row.assigneeName as string | null) ?? null,
+        csat: num(row.csat),
+        messages: Number(row.messages),
+      }));
+    },
+
+    /**
+     * Ends at most `batch` open conversations quiet since before their account's resolution time at `now` (skipping
+     * rows another transaction holds: they are taken next time) and counts their outcomes.
+     */
+    async endQuiet(now: Date, batch: number): Promise<EndedConversation[]> {
+      return queryRows<EndedConversation>(
+        db,
+        sql`with due as (
+              select c.id from conversations c join accounts a on a.id = c.account_id
+              where c.ended_at is null and c.last_customer_message_at < ${now.toISOString()}::timestamptz - interval '1 minute'
+                and c.last_customer_message_at < ${now.toISOString()}::timestamptz - make_interval(mins => a.resolution_quiet_minutes)
+              limit ${batch}
+              for update of c skip locked),
+            ended as (
+              update conversations c set ended_at = c.last_message_at, ended_by = 'quiet',
+                     outcome = conversation_outcome(c.team_replied, c.handed_off_at, c.agent_answers)
+              from due where c.id = due.id and c.ended_at is null
+              returning c.id, c.account_id, c.chat_id, c.channel_id, c.outcome),
+            counted as (
+              insert into conversation_outcome_totals as t (outcome, shard, total)
+              select outcome, pg_backend_pid() % 16, count(*) from ended group by outcome
+              on conflict (outcome, shard) do update set total = t.total + excluded.total
+              returning 1)
+            select id, account_id as "accountId", chat_id as "chatId", channel_id as "channelId", outcome
+            from ended`,
+      );
+    },
+
+    /** Ended conversations 7 days old with no new conversation since: durable. How many. */
+    async settleDurable(now: Date): Promise<number> {
+      const rows = await queryRows<{ id: string }>(
+        db,
+        sql`update conversations set durable = true
+            where ended_at is not null and durable is null and ended_at <= ${now.toISOString()}::timestamptz - interval '7 days'
+            returning id`,
+      );
+      return rows.length;
+    },
+
+    /** Ended conversations by outcome, every process's (parley_conversations_total). */
+    async outcomeTotals(): Promise<{ outcome: string; total: number }[]> {
+      const rows = await queryRows<{ outcome: string; total: string | number }>(
+        db,
+        sql`select outcome, sum(total)::bigint as total from conversation_outcome_totals group by outcome`,
+      );
+      return rows.map((row) => ({ outcome: row.outcome, total: Number(row.total) }));
+    },
+
+    async quietMinutes(accountId: string): Promise<number | undefined> {
+      const [row] = await queryRows<{ minutes: number }>(
+        db,
+        sql`select resolution_quiet_minutes as minutes from accounts where id = ${accountId}`,
+      );
+      return row?.minutes;
+    },
+
+    async setQuietMinutes(accountId: string, minutes: number): Promise<void> {
+      await db.execute(sql`update accounts set resolution_quiet_minutes = ${minutes}, updated_at = now() where id = ${accountId}`);
+    },
+
+    /**
+     * Inserts conversations as they are kept (benchmarks, seeding): one statement per call, rows given as one JSON
+     * array (thousands per call are fine). Outcome totals are not counted.
+     */
+    async insertMany(rows: readonly ConversationSeed[]): Promise<void> {
+      if (rows.length === 0) return;
+      const json = JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          account_id: r.accountId,
+          chat_id: r.chatId,
+          channel_id: r.channelId,
+          started_at: r.startedAt.toISOString(),
+          ended_at: r.endedAt?.toISOString() ?? null,
+          ended_by: r.endedAt ? 'quiet' : null,
+          outcome: r.outcome,
+          confirmed: r.confirmed ?? false,
+          durable: r.durable ?? null,
+          last_message_at: (r.endedAt ?? r.startedAt).toISOString(),
+          last_customer_message_at: r.startedAt.toISOString(),
+          messages: r.messages,
+          agent_answers: r.agentAnswers ?? (r.outcome === 'resolved_by_agent' ? 1 : 0),
+          answered_after_choice: r.answeredAfterChoice ?? 0,
+          handed_off_at: r.handedOffAt?.toISOString() ?? null,
+          handoff_reason: r.handoffReason ?? null,
+          team_replied: (r.memberIds?.length ?? 0) > 0 || r.outcome === 'resolved_by_team',
+          member_ids: r.memberIds ?? [],
+          first_agent_response_seconds: r.firstAgentResponseSeconds ?? null,
+          first_team_response_seconds: r.firstTeamResponseSeconds ?? null,
+          assignee_id: r.assigneeId ?? null,
+          csat_rating: r.csatRating ?? null,
+        })),
+      );
+      await db.execute(
+        sql`insert into conversations (id, account_id, chat_id, channel_id, started_at, ended_at, ended_by, outcome, confirmed,
+              durable, last_message_at, last_customer_message_at, messages, agent_answers, answered_after_choice, handed_off_at,
+              handoff_reason, team_replied, member_ids, first_agent_response_seconds, first_team_response_seconds, assignee_id,
+              csat_rating)
+            select id, account_id, chat_id, channel_id, started_at, ended_at, ended_by, outcome, confirmed, durable,
+                   last_message_at, last_customer_message_at, messages, agent_answers, answered_after_choice, handed_off_at,
+                   handoff_reason, team_replied, member_ids, first_agent_response_seconds, first_team_response_seconds,
+                   assignee_id, csat_rating
+            from jsonb_to_recordset(${json}::jsonb) as r(id uuid, account_id uuid, chat_id uuid, channel_id text,
+              started_at timestamptz, ended_at timestamptz, ended_by text, outcome text, confirmed boolean, durable boolean,
+              last_message_at timestamptz, last_customer_message_at timestamptz, messages int, agent_answers int,
+              answered_after_choice int, handed_off_at timestamptz, handoff_reason text, team_replied boolean,
+              member_ids uuid[], first_agent_response_seconds float8, first_team_response_seconds float8,
+              assignee_id uuid, csat_rating smallint)`,
+      );
+    },
+  };
+}
+
+export type ConversationsStore = ReturnType<typeof createConversationsStore>;

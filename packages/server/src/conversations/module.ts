@@ -1,0 +1,24 @@
+// Outcomes and reports: conversations kept by triggers (migration 0027), ended by quiet time by the sweep, read by
+// the reports.
+import type { Kernel } from '../kernel/kernel.ts';
+import { registerReportRoutes } from '../http/console/report-routes.ts';
+import type { FeatureModule } from '../module.ts';
+import { createConversationsStore } from './conversations-store.ts';
+import { createConversationsSweep } from './conversations-sweep.ts';
+import { createReportsService } from './reports-service.ts';
+
+/** The shared pieces this feature uses (made by the composition root). */
+export type ConversationsShared = Pick<Kernel, 'clock' | 'db' | 'jobs' | 'logger'>;
+
+export function createConversationsModule(core: ConversationsShared, options: { sweepMs?: number } = {}) {
+  const reports = createReportsService({ db: core.db });
+  const sweep = createConversationsSweep({ db: core.db, clock: core.clock, jobs: core.jobs, logger: core.logger, everyMs: options.sweepMs });
+  return {
+    reports,
+    sweep: sweep.sweep,
+    /** Ended conversations by outcome (every process's), for parley_conversations_total. */
+    outcomeTotals: () => createConversationsStore(core.db).outcomeTotals(),
+    workers: sweep.workers,
+    consoleRoutes: (api) => registerReportRoutes(api, reports),
+  } satisfies FeatureModule & Record<string, unknown>;
+}

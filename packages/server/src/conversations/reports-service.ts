@@ -1,0 +1,193 @@
+// The reports of Outcomes and reports (docs/architecture.md): the summary, the ledger (JSON pages and CSV rows) and
+// the account's resolution time. Windows are UTC days, `from` and `to` included; only the conversations table is read.
+import {
+  REPORT_RANGE_DAYS_MAX,
+  RESOLUTION_QUIET_MINUTES_DEFAULT,
+  type AccountSettings,
+  type LedgerConversation,
+  type ReportSummary,
+} from '@parley/contracts';
+import type { Database } from '../db/client.ts';
+import { Errors } from '../errors.ts';
+import { isUuid } from '../lib/ids.ts';
+import { createConversationsStore, type LedgerRow, type ReportScope } from './conversations-store.ts';
+
+const DAY_MS = 24 * 60 * 60_000;
+
+export interface ReportQuery {
+  from: string;
+  to: string;
+  channelId?: string;
+  memberId?: string;
+}
+
+/** A YYYY-MM-DD that names a real UTC day (2026-02-30 does not). */
+function dayOf(value: string, field: string): Date {
+  const date = new Date(`${value}T00:00:00.000Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+    throw Errors.reportDateInvalid(field);
+  }
+  return date;
+}
+
+/** The scope of a report: [from, to + 1 day), validated. */
+export function reportScope(accountId: string, query: ReportQuery): ReportScope {
+  const from = dayOf(query.from, 'from');
+  const to = dayOf(query.to, 'to');
+  if (to < from) throw Errors.reportRangeReversed();
+  if ((to.getTime() - from.getTime()) / DAY_MS + 1 > REPORT_RANGE_DAYS_MAX) throw Errors.reportRangeTooLong(REPORT_RANGE_DAYS_MAX);
+  return {
+    accountId,
+    from,
+    until: new Date(to.getTime() + DAY_MS),
+    ...(query.channelId !== undefined ? { channelId: query.channelId } : {}),
+    ...(query.memberId !== undefined ? { memberId: query.memberId } : {}),
+  };
+}
+
+/** The opaque cursor of a ledger page: base64url of `<startedAt ISO>|<id>`. */
+export function encodeLedgerCursor(row: { startedAt: Date; id: string }): string {
+  return Buffer.from(`${row.startedAt.toISOString()}|${row.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeLedgerCursor(cursor: string): { startedAt: Date; id: string } {
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const startedAt = new Date(at ?? '');
+  if (rest.length > 0 || id === undefined || !isUuid(id) || Number.isNaN(startedAt.getTime())) throw Errors.invalidCursor();
+  return { startedAt, id };
+}
+
+export function ledgerItem(row: LedgerRow): LedgerConversation {
+  return {
+    id: row.id,
+    chatId: row.chatId,
+    channelId: row.channelId,
+    customerName: row.customerName,
+    startedAt: row.startedAt.toISOString(),
+    endedAt: row.endedAt?.toISOString() ?? null,
+    outcome: (row.outcome ?? 'open') as LedgerConversation['outcome'],
+    confirmed: row.confirmed,
+    durable: row.durable,
+    handoffReason: row.handoffReason as LedgerConversation['handoffReason'],
+    firstAgentResponseSeconds: row.firstAgentResponseSeconds,
+    firstTeamResponseSeconds: row.firstTeamResponseSeconds,
+    assignee: row.assigneeId ? { id: row.assigneeId, name: row.assigneeName ?? '' } : null,
+    csat: row.csat,
+    messages: row.messages,
+  };
+}
+
+const rate = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
+
+export function createReportsService({ db }: { db: Database }) {
+  const store = createConversationsStore(db);
+
+  return {
+    async summary(accountId: string, query: ReportQuery): Promise<ReportSummary> {
+      const scope = reportScope(accountId, query);
+      const [t, groups, perMember] = await Promise.all([store.totals(scope), store.groups(scope), store.perMember(scope)]);
+      const ended = t.conversations - t.open;
+      return {
+        conversations: t.conversations,
+        outcomes: {
+          resolvedByAgent: t.resolvedByAgent,
+          resolvedByAgentConfirmed: t.resolvedByAgentConfirmed,
+          resolvedByAgentDurable: t.resolvedByAgentDurable,
+          resolvedByTeam: t.resolvedByTeam,
+          handedOff: t.handedOff,
+          unanswered: t.unanswered,
+          open: t.open,
+        },
+        answeredAfterChoice: t.answeredAfterChoice,
+        agentResolutionRate: rate(t.resolvedByAgent, ended),
+        handoffRate: rate(t.endedHandedOff, ended),
+        handoffReasons: { model: t.reasonModel, customer_request: t.reasonCustomerRequest, fallbacks: t.reasonFallbacks },
+        firstResponseSeconds: { agent: { p50: t.agentP50, p90: t.agentP90 }, team: { p50: t.teamP50, p90: t.teamP90 } },
+        resolutionSeconds: { p50: t.resolutionP50, p90: t.resolutionP90 },
+        csat: {
+          agent: { count: t.csatAgentCount, average: t.csatAgentAverage },
+          team: { count: t.csatTeamCount, average: t.csatTeamAverage },
+        },
+        perDay: dailyRows(scope, groups),
+        perChannel: groups
+          .filter((group) => group.channelId !== null)
+          .map((group) => ({
+            channelId: group.channelId as string,
+            name: group.channelName ?? '',
+            conversations: group.conversations,
+            resolvedByAgent: group.resolvedByAgent,
+          })),
+        perMember,
+      };
+    },
+
+    /** A page of the ledger; `nextCursor` null on the last page. */
+    async ledger(
+      accountId: string,
+      query: ReportQuery & { outcome?: string; limit?: number; cursor?: string },
+    ): Promise<{ conversations: LedgerConversation[]; nextCursor: string | null }> {
+      const scope = reportScope(accountId, query);
+      const after = query.cursor !== undefined ? decodeLedgerCursor(query.cursor) : undefined;
+      const limit = query.limit ?? 50;
+      const rows = await store.ledger(scope, {
+        limit: limit + 1,
+        ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+        ...(after ? { after } : {}),
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { conversations: page.map(ledgerItem), nextCursor: rows.length > limit && last ? encodeLedgerCursor(last) : null };
+    },
+
+    /**
+     * Every conversation of the window, in pages read one after the other (the CSV download streams them). The
+     * window is validated before the first page is asked for, so a bad query is a 400, not a broken download.
+     */
+    ledgerPages(accountId: string, query: ReportQuery & { outcome?: string }): AsyncGenerator<LedgerConversation[]> {
+      const scope = reportScope(accountId, query);
+      return (async function* pages() {
+        let after: { startedAt: Date; id: string } | undefined;
+        for (;;) {
+          const rows = await store.ledger(scope, {
+            limit: 1000,
+            ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+            ...(after ? { after } : {}),
+          });
+          if (rows.length > 0) yield rows.map(ledgerItem);
+          const last = rows.at(-1);
+          if (rows.length < 1000 || !last) return;
+          after = { startedAt: last.startedAt, id: last.id };
+        }
+      })();
+    },
+
+    async settings(accountId: string): Promise<AccountSettings> {
+      return { resolutionQuietMinutes: (await store.quietMinutes(accountId)) ?? RESOLUTION_QUIET_MINUTES_DEFAULT };
+    },
+
+    async updateSettings(accountId: string, change: Partial<AccountSettings>): Promise<AccountSettings> {
+      if (change.resolutionQuietMinutes !== undefined) await store.setQuietMinutes(accountId, change.resolutionQuietMinutes);
+      return this.settings(accountId);
+    },
+  };
+}
+
+/** One row per UTC day of the window, oldest first (days without conversations included, with 0). */
+function dailyRows(scope: ReportScope, groups: Awaited<ReturnType<ReturnType<typeof createConversationsStore>['groups']>>): ReportSummary['perDay'] {
+  const byDay = new Map(groups.filter((group) => group.day !== null).map((group) => [group.day as string, group]));
+  const days: ReportSummary['perDay'] = [];
+  for (let at = scope.from.getTime(); at < scope.until.getTime(); at += DAY_MS) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    const group = byDay.get(date);
+    days.push({
+      date,
+      conversations: group?.conversations ?? 0,
+      resolvedByAgent: group?.resolvedByAgent ?? 0,
+      handedOff: group?.handedOff ?? 0,
+      resolvedByTeam: group?.resolvedByTeam ?? 0,
+    });
+  }
+  return days;
+}
+
+export type ReportsService = ReturnType<typeof createReportsService>;
