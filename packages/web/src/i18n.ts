@@ -7,6 +7,10 @@ const STORAGE_KEY = 'parley.lang';
 
 const ru: Record<string, string> = {
   Reports: 'Отчёты',
+  median: 'медиана',
+  '90th percentile': '90-й перцентиль',
+  'of 5, resolved by the agent': 'из 5, решено агентом',
+  'of 5, resolved by the team': 'из 5, решено командой',
   'Choose a range of 1 to 366 days, the first day before the last.': 'Выберите от 1 до 366 дней, первый день раньше последнего.',
   'Still open': 'Ещё идут',
   'Report filters': 'Фильтры отчёта',
@@ -36,8 +40,6 @@ const ru: Record<string, string> = {
   'First response of the team': 'Первый ответ команды',
   'Resolution time': 'Время решения',
   'Customer satisfaction': 'Удовлетворённость клиентов',
-  'Rated the agent': 'Оценка агента',
-  'Rated the team': 'Оценка команды',
   Other: 'Прочие',
   'No conversations in these days.': 'В эти дни разговоров не было.',
   'No member replied in these days.': 'В эти дни участники не отвечали.',

@@ -9,12 +9,23 @@ import type { ReportSummary } from './types.ts';
 
 type Filter = Partial<Pick<LedgerQuery, 'outcome' | 'only'>>;
 
-/** One figure: its value and name, a link whose accessible name is "<name>: <value>" in English. */
-function Figure({ query, name, value, filter, small }: { query: ReportQuery; name: string; value: string; filter: Filter; small?: boolean }) {
+interface FigureProps {
+  query: ReportQuery;
+  /** The accessible name's part, in English: the link is named "<name>: <value>". */
+  name: string;
+  value: string;
+  filter: Filter;
+  small?: boolean;
+  /** The visible label where the context says the rest (default: `name`, translated). */
+  text?: string;
+}
+
+/** One figure: its value and label, a link to the conversations it counts. */
+function Figure({ query, name, value, filter, small, text }: FigureProps) {
   return (
     <Link href={ledgerHref(query, filter)} label={`${name}: ${value}`}>
       <span class={small ? 'figure small' : 'figure'}>
-        <strong>{value}</strong> <span>{t(name)}</span>
+        <strong>{value}</strong> <span>{t(text ?? name)}</span>
       </span>
     </Link>
   );
@@ -67,10 +78,10 @@ function Outcomes({ summary, query }: { summary: ReportSummary; query: ReportQue
 function Rates({ summary, query }: { summary: ReportSummary; query: ReportQuery }) {
   return (
     <Group name="Rates">
-      <p class="big">
+      <p class="rate">
         <Figure query={query} name="Agent resolution rate" value={percent(summary.agentResolutionRate)} filter={{ outcome: 'resolved_by_agent' }} />
       </p>
-      <p class="big">
+      <p class="rate">
         <Figure query={query} name="Handoff rate" value={percent(summary.handoffRate)} filter={{ only: 'handed_off' }} />
       </p>
       <p class="muted small">{t('Of the conversations that ended.')}</p>
@@ -90,9 +101,10 @@ function Times({ summary, query }: { summary: ReportSummary; query: ReportQuery 
       <ul class="figure-list">
         {rows.map(([name, times, filter]) => (
           <li key={name}>
-            <span class="figure-name">{t(name)}</span>{' '}
-            <Figure query={query} name={`${name}, median`} value={duration(times.p50)} filter={filter} small />{' '}
-            <Figure query={query} name={`${name}, 90th percentile`} value={duration(times.p90)} filter={filter} small />
+            <span class="figure-name">{t(name)}</span>
+            <br />
+            <Figure query={query} name={`${name}, median`} text="median" value={duration(times.p50)} filter={filter} small /> ·{' '}
+            <Figure query={query} name={`${name}, 90th percentile`} text="90th percentile" value={duration(times.p90)} filter={filter} small />
           </li>
         ))}
       </ul>
@@ -102,16 +114,17 @@ function Times({ summary, query }: { summary: ReportSummary; query: ReportQuery 
 
 function Satisfaction({ summary, query }: { summary: ReportSummary; query: ReportQuery }) {
   const { agent, team } = summary.csat;
-  const rows: [string, { count: number; average: number | null }, Filter][] = [
-    ['Rated the agent', agent, { outcome: 'resolved_by_agent', only: 'rated' }],
-    ['Rated the team', team, { outcome: 'resolved_by_team', only: 'rated' }],
+  const rows: [string, string, { count: number; average: number | null }, Filter][] = [
+    ['Rated the agent', 'of 5, resolved by the agent', agent, { outcome: 'resolved_by_agent', only: 'rated' }],
+    ['Rated the team', 'of 5, resolved by the team', team, { outcome: 'resolved_by_team', only: 'rated' }],
   ];
   return (
     <Group name="Customer satisfaction">
       <ul class="figure-list">
-        {rows.map(([name, csat, filter]) => (
+        {rows.map(([name, text, csat, filter]) => (
           <li key={name}>
-            <Figure query={query} name={`${name}, average of 5`} value={average(csat.average)} filter={filter} /> <span class="muted">({plural(csat.count, 'rating', 'ratings')})</span>
+            <Figure query={query} name={`${name}, average of 5`} text={text} value={average(csat.average)} filter={filter} />{' '}
+            <span class="muted">({plural(csat.count, 'rating', 'ratings')})</span>
           </li>
         ))}
       </ul>
