@@ -19,6 +19,8 @@ const WARMUP = 3;
 const CONVERSATIONS_PER_CHAT = 4;
 const MEMBERS = 5;
 const OTHER_ACCOUNTS = 2;
+/** Rows per INSERT … SELECT of the bulk load. */
+const CHUNK = 100_000;
 
 interface Seeded {
   accountId: string;
@@ -32,7 +34,7 @@ interface Seeded {
  * and five members, numbered from `offset` so that ids stay unique across accounts. Conversation i starts at
  * `DAYS` days ago + i × (DAYS / count): those of the last day are open; the others ended, their outcome by i.
  */
-async function seedAccount(db: Database, accountId: string, count: number, offset: number): Promise<Seeded> {
+export async function seedAccount(db: Database, accountId: string, count: number, offset: number): Promise<Seeded> {
   const apiChannel = `cc:bench${newId().replaceAll('-', '').slice(0, 16)}`;
   const widgetChannel = newId();
   const settingsJson = JSON.stringify({ behavior: '', role: '', task: '', greeting: '', isActive: false, aiLang: 'en' });
@@ -47,41 +49,47 @@ async function seedAccount(db: Database, accountId: string, count: number, offse
   }
   const chats = Math.ceil(count / CONVERSATIONS_PER_CHAT);
   const chatId = (n: ReturnType<typeof sql.raw>) => sql`(lpad(to_hex(1700000000000 + ${n}), 12, '0') || '70008000' || lpad(to_hex(${n}), 12, '0'))::uuid`;
-  await db.execute(sql`
-    INSERT INTO chats (id, account_id, channel_id, channel_kind, external_chat_id, unique_id, dialog_name, last_text, last_message_at)
-    SELECT ${chatId(sql.raw(`(${offset} + i)`))}, ${accountId}, CASE WHEN i % 5 = 1 THEN ${widgetChannel} ELSE ${apiChannel} END,
-           CASE WHEN i % 5 = 1 THEN 'widget' ELSE 'custom' END, 'ext-' || i,
-           CASE WHEN i % 5 = 1 THEN ${widgetChannel} ELSE ${apiChannel} END || ':ext-' || i, 'Customer ' || i, 'Hello', now()
-    FROM generate_series(1, ${chats}::int) i`);
+  for (let first = 1; first <= chats; first += CHUNK) {
+    const last = Math.min(chats, first + CHUNK - 1);
+    await db.execute(sql`
+      INSERT INTO chats (id, account_id, channel_id, channel_kind, external_chat_id, unique_id, dialog_name, last_text, last_message_at)
+      SELECT ${chatId(sql.raw(`(${offset} + i)`))}, ${accountId}, CASE WHEN i % 5 = 1 THEN ${widgetChannel} ELSE ${apiChannel} END,
+             CASE WHEN i % 5 = 1 THEN 'widget' ELSE 'custom' END, 'ext-' || i,
+             CASE WHEN i % 5 = 1 THEN ${widgetChannel} ELSE ${apiChannel} END || ':ext-' || i, 'Customer ' || i, 'Hello', now()
+      FROM generate_series(${first}::int, ${last}::int) i`);
+  }
   const memberArray = `ARRAY[${members.map((id) => `'${id}'::uuid`).join(',')}]`;
   // o: 0–4 resolved by the agent, 5–6 by the team (half of them handed off first), 7–8 handed off, 9 unanswered.
-  await db.execute(sql`
-    INSERT INTO conversations (id, account_id, chat_id, channel_id, started_at, ended_at, ended_by, outcome, confirmed, durable,
-                               last_message_at, last_customer_message_at, messages, agent_answers, answered_after_choice,
-                               handed_off_at, handoff_reason, team_replied, member_ids, first_agent_response_seconds,
-                               first_team_response_seconds, assignee_id, csat_rating)
-    SELECT ${chatId(sql.raw(`(${offset} + 5000000 + i)`))}, ${accountId}, ${chatId(sql.raw(`(${offset} + c)`))},
-           CASE WHEN c % 5 = 1 THEN ${widgetChannel} ELSE ${apiChannel} END,
-           s, e, CASE WHEN e IS NULL THEN NULL WHEN i % 3 = 0 THEN 'done' ELSE 'quiet' END,
-           CASE WHEN e IS NULL THEN NULL WHEN o < 5 THEN 'resolved_by_agent' WHEN o < 7 THEN 'resolved_by_team'
-                WHEN o < 9 THEN 'handed_off' ELSE 'unanswered' END,
-           e IS NOT NULL AND o < 5 AND i % 20 IN (0, 2),
-           CASE WHEN e IS NULL OR o >= 5 OR e > now() - interval '7 days' THEN NULL ELSE i % 4 <> 0 END,
-           coalesce(e, s + interval '1 minute'), s, 2 + i % 6,
-           CASE WHEN o < 5 THEN 1 + i % 3 WHEN o < 9 THEN i % 2 ELSE 0 END,
-           CASE WHEN o < 5 AND i % 13 = 0 THEN 1 ELSE 0 END,
-           h, CASE WHEN h IS NULL THEN NULL WHEN i % 3 = 0 THEN 'model' WHEN i % 3 = 1 THEN 'customer_request' ELSE 'fallbacks' END,
-           o IN (5, 6), CASE WHEN o IN (5, 6) THEN ARRAY[m] ELSE '{}'::uuid[] END,
-           CASE WHEN o < 9 THEN 1 + (i % 40) * 0.5 END,
-           CASE WHEN o IN (5, 6) THEN 30 + (i * 7) % 7200 END,
-           CASE WHEN o IN (5, 6) OR i % 3 = 0 THEN m END,
-           CASE WHEN e IS NOT NULL AND i % 6 = 0 THEN 1 + (i / 6) % 5 END
-    FROM generate_series(1, ${count}::int) i
-    CROSS JOIN LATERAL (SELECT (i - 1) % ${chats}::int + 1 AS c, i % 10 AS o,
-                               now() - interval '${sql.raw(String(DAYS))} days' + (i - 1) * (interval '${sql.raw(String(DAYS))} days' / ${count}::int) AS s,
-                               (${sql.raw(memberArray)})[1 + i % ${MEMBERS}::int] AS m) base
-    CROSS JOIN LATERAL (SELECT CASE WHEN s > now() - interval '1 day' THEN NULL ELSE s + ((i * 37) % 3600) * interval '1 second' END AS e,
-                               CASE WHEN o IN (7, 8) OR (o IN (5, 6) AND i % 2 = 0) THEN s + interval '30 seconds' END AS h) ended`);
+  for (let first = 1; first <= count; first += CHUNK) {
+    const last = Math.min(count, first + CHUNK - 1);
+    await db.execute(sql`
+      INSERT INTO conversations (id, account_id, chat_id, channel_id, started_at, ended_at, ended_by, outcome, confirmed, durable,
+                                 last_message_at, last_customer_message_at, messages, agent_answers, answered_after_choice,
+                                 handed_off_at, handoff_reason, team_replied, member_ids, first_agent_response_seconds,
+                                 first_team_response_seconds, assignee_id, csat_rating)
+      SELECT ${chatId(sql.raw(`(${offset} + 5000000 + i)`))}, ${accountId}, ${chatId(sql.raw(`(${offset} + c)`))},
+             CASE WHEN c % 5 = 1 THEN ${widgetChannel} ELSE ${apiChannel} END,
+             s, e, CASE WHEN e IS NULL THEN NULL WHEN i % 3 = 0 THEN 'done' ELSE 'quiet' END,
+             CASE WHEN e IS NULL THEN NULL WHEN o < 5 THEN 'resolved_by_agent' WHEN o < 7 THEN 'resolved_by_team'
+                  WHEN o < 9 THEN 'handed_off' ELSE 'unanswered' END,
+             e IS NOT NULL AND o < 5 AND i % 20 IN (0, 2),
+             CASE WHEN e IS NULL OR o >= 5 OR e > now() - interval '7 days' THEN NULL ELSE i % 4 <> 0 END,
+             coalesce(e, s + interval '1 minute'), s, 2 + i % 6,
+             CASE WHEN o < 5 THEN 1 + i % 3 WHEN o < 9 THEN i % 2 ELSE 0 END,
+             CASE WHEN o < 5 AND i % 13 = 0 THEN 1 ELSE 0 END,
+             h, CASE WHEN h IS NULL THEN NULL WHEN i % 3 = 0 THEN 'model' WHEN i % 3 = 1 THEN 'customer_request' ELSE 'fallbacks' END,
+             o IN (5, 6), CASE WHEN o IN (5, 6) THEN ARRAY[m] ELSE '{}'::uuid[] END,
+             CASE WHEN o < 9 THEN 1 + (i % 40) * 0.5 END,
+             CASE WHEN o IN (5, 6) THEN 30 + (i * 7) % 7200 END,
+             CASE WHEN o IN (5, 6) OR i % 3 = 0 THEN m END,
+             CASE WHEN e IS NOT NULL AND i % 6 = 0 THEN 1 + (i / 6) % 5 END
+      FROM generate_series(${first}::int, ${last}::int) i
+      CROSS JOIN LATERAL (SELECT (i - 1) % ${chats}::int + 1 AS c, i % 10 AS o,
+                                 now() - interval '${sql.raw(String(DAYS))} days' + (i - 1) * (interval '${sql.raw(String(DAYS))} days' / ${count}::int) AS s,
+                                 (${sql.raw(memberArray)})[1 + i % ${MEMBERS}::int] AS m) base
+      CROSS JOIN LATERAL (SELECT CASE WHEN s > now() - interval '1 day' THEN NULL ELSE s + ((i * 37) % 3600) * interval '1 second' END AS e,
+                                 CASE WHEN o IN (7, 8) OR (o IN (5, 6) AND i % 2 = 0) THEN s + interval '30 seconds' END AS h) ended`);
+  }
   return { accountId, apiChannel, widgetChannel, members };
 }
 
