@@ -19,8 +19,8 @@ export interface BenchAccount {
   accountId: string;
   /** API key (all scopes), sent as is in `Authorization`. */
   key: string;
-  /** The owner's console token (a JWT: valid on a restarted server of the same data). */
-  token: string;
+  /** A console token of the owner from `server` (another start of the server on the same data). */
+  consoleToken(server: ParleyServer): Promise<string>;
   /** Console call: `/console/v1` + path, with the account owner's token. */
   console<T>(method: string, path: string, body?: unknown): Promise<T>;
 }
@@ -35,7 +35,7 @@ export async function createAccount(server: ParleyServer): Promise<BenchAccount>
   return {
     accountId: account.id,
     key: key.key,
-    token,
+    consoleToken: async (other) => (await call<{ token: string }>(other, 'POST', '/console/v1/auth/login', {}, { email, password: PASSWORD })).token,
     console: (method, path, body) => call(server, method, `/console/v1${path}`, { authorization: `Bearer ${token}` }, body),
   };
 }

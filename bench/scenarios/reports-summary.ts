@@ -124,6 +124,7 @@ export const reportsSummary: Scenario = {
     log(`seeded ${count.toLocaleString('en-US')} conversations (+ ${OTHER_ACCOUNTS} × ${Math.ceil(count / 4).toLocaleString('en-US')}) in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s`);
 
     server = await startServer();
+    const token = await account.consoleToken(server);
     const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
     const window = { from: day(WINDOW_DAYS - 1), to: day(0) };
     const variants: [string, Record<string, string>][] = [
@@ -135,7 +136,7 @@ export const reportsSummary: Scenario = {
     for (const [name, filter] of variants) {
       const url = `${server.url}/console/v1/reports/summary?${new URLSearchParams({ ...window, ...filter }).toString()}`;
       const get = async () => {
-        const response = await fetch(url, { headers: { authorization: `Bearer ${account.token}` } });
+        const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
         const body = await response.text();
         if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.slice(0, 300)}`);
         return JSON.parse(body) as { conversations: number };
