@@ -30,9 +30,11 @@ interface Seeded {
 }
 
 /**
- * `count` conversations of one account, their chats (four conversations each, a fifth of the chats on the widget)
- * and five members, numbered from `offset` so that ids stay unique across accounts. Conversation i starts at
- * `DAYS` days ago + i × (DAYS / count): those of the last day are open; the others ended, their outcome by i.
+ * `count` conversations of one account as the triggers and the sweep leave them (`durable` settled a week after the
+ * end, whatever the outcome: else the restarted server's first sweep would settle them all in one statement), their
+ * chats (four conversations each, a fifth of the chats on the widget) and five members, numbered from `offset` so
+ * that ids stay unique across accounts. Conversation i starts at `DAYS` days ago + i × (DAYS / count): those of the
+ * last day are open; the others ended, their outcome by i.
  */
 export async function seedAccount(db: Database, accountId: string, count: number, offset: number): Promise<Seeded> {
   const apiChannel = `cc:bench${newId().replaceAll('-', '').slice(0, 16)}`;
@@ -73,7 +75,7 @@ export async function seedAccount(db: Database, accountId: string, count: number
              CASE WHEN e IS NULL THEN NULL WHEN o < 5 THEN 'resolved_by_agent' WHEN o < 7 THEN 'resolved_by_team'
                   WHEN o < 9 THEN 'handed_off' ELSE 'unanswered' END,
              e IS NOT NULL AND o < 5 AND i % 20 IN (0, 2),
-             CASE WHEN e IS NULL OR o >= 5 OR e > now() - interval '7 days' THEN NULL ELSE i % 4 <> 0 END,
+             CASE WHEN e IS NULL OR e > now() - interval '7 days' THEN NULL ELSE i % 4 <> 0 END,
              coalesce(e, s + interval '1 minute'), s, 2 + i % 6,
              CASE WHEN o < 5 THEN 1 + i % 3 WHEN o < 9 THEN i % 2 ELSE 0 END,
              CASE WHEN o < 5 AND i % 13 = 0 THEN 1 ELSE 0 END,
