@@ -32,26 +32,31 @@ export function useLedgerQuery(): LedgerQuery {
   return ledgerQueryOf(search);
 }
 
-export function useSummary(query: ReportQuery): { summary: ReportSummary | null; error: string | null } {
+export function useSummary(query: ReportQuery): { summary: ReportSummary | null; error: string | null; loading: boolean } {
   const [summary, setSummary] = useState<ReportSummary | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
   const key = searchOf(query);
   useEffect(() => {
     let current = true;
     setError(null);
+    setLoading(true);
     const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 + 1;
     if (!(days >= 1 && days <= REPORT_DAYS_MAX)) {
       setSummary(null);
       setError(t('Choose a range of 1 to 366 days, the first day before the last.'));
+      setLoading(false);
       return undefined;
     }
-    api<ReportSummary>('GET', '/reports/summary', { query: apiQuery(query) }).then(
-      (result) => current && setSummary(result),
-      (failure) => current && setError(errorText(failure)),
-    );
+    api<ReportSummary>('GET', '/reports/summary', { query: apiQuery(query) })
+      .then(
+        (result) => current && setSummary(result),
+        (failure) => current && setError(errorText(failure)),
+      )
+      .finally(() => current && setLoading(false));
     return () => void (current = false);
   }, [key]);
-  return { summary, error };
+  return { summary, error, loading };
 }
 
 /** The account's channels and members, for the filters and for names in the ledger. */

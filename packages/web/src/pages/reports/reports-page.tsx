@@ -12,12 +12,15 @@ import { useLists, useReportQuery, useSummary } from './hooks.ts';
 export function ReportsPage() {
   const [query, setQuery] = useReportQuery();
   const { channels, members } = useLists();
-  const { summary, error } = useSummary(query);
+  const { summary, error, loading } = useSummary(query);
   return (
     <section class="reports">
       <h1>{t('Reports')}</h1>
       <Filters query={query} channels={channels} members={members} onChange={setQuery} />
       <ErrorLine error={error} />
+      <p class="muted" role="status">
+        {loading ? `${t('Loading')}…` : ''}
+      </p>
       {summary && (
         <>
           <Figures summary={summary} query={query} />
