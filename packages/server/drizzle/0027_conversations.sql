@@ -71,8 +71,12 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;--> statement-breakpoint
 -- Ends the open conversation of a chat (by `done`, or by `quiet` when its last customer message is older than
 -- `quiet_before`; null: whatever its last message) and counts its outcome.
+-- A widget chat's frames hear of it (CSAT, `How did we do?`) through the widget's live signal NOTIFY
+-- (channels/widget/typing.ts): `{"c": channelId, "x": conversationId, "e": true}`.
 CREATE FUNCTION conversation_end_open(p_chat_id uuid, p_by text, p_quiet_before timestamptz) RETURNS void
 LANGUAGE plpgsql AS $$
+DECLARE
+  n integer;
 BEGIN
   WITH ended AS (
     UPDATE conversations SET ended_at = last_message_at, ended_by = p_by,
@@ -83,6 +87,11 @@ BEGIN
   INSERT INTO conversation_outcome_totals AS t (outcome, shard, total)
   SELECT outcome, pg_backend_pid() % 16, count(*) FROM ended GROUP BY outcome
   ON CONFLICT (outcome, shard) DO UPDATE SET total = t.total + excluded.total;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  IF n > 0 THEN
+    PERFORM pg_notify('parley_widget_typing', json_build_object('c', channel_id, 'x', external_chat_id, 'e', true)::text)
+    FROM chats WHERE id = p_chat_id AND channel_kind = 'widget';
+  END IF;
 END $$;--> statement-breakpoint
 CREATE FUNCTION conversations_after_message() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE

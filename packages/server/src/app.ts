@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       chats,
       tags,
       createRepliesModule(core),
-      createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed }),
+      createWidgetModule(core, { messages: messages.messages, liveFeed: events.liveFeed, csat: conversations.csat }),
       createDemoModule(core, { authenticator: accounts.authenticator }),
       createMetricsModule(core, {
         token: config.metricsToken,

@@ -699,6 +699,6 @@ describe('served files', () => {
     assert.equal((await t.request('GET', '/widget/frame', { query: { channel: 'nope' } })).status, 404);
     const doc = await t.request<{ openapi: string; paths: Record<string, unknown> }>('GET', '/widget/v1/openapi.json');
     assert.equal(doc.status, 200);
-    assert.deepEqual(Object.keys(doc.body.paths).sort(), ['/conversations', '/embed', '/messages', '/session', '/visitor']);
+    assert.deepEqual(Object.keys(doc.body.paths).sort(), ['/conversations', '/csat', '/embed', '/messages', '/session', '/visitor']);
   });
 });

@@ -10,7 +10,7 @@ import { LanguageSelect, Link } from './ui.tsx';
 import { AdminOnlyNote, SessionContext } from './role.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
-import { InboxPage } from './pages/inbox.tsx';
+import { InboxPage } from './pages/inbox/inbox-page.tsx';
 import { ChannelsPage } from './pages/channels.tsx';
 import { ChannelPage } from './pages/channel/channel-page.tsx';
 import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';

@@ -213,6 +213,24 @@ export const widgetRoutes = {
     tags: ['Visitor'],
     schema: { response: { 201: object({ conversation: WidgetConversation }), ...Errors } },
   }),
+  rateConversation: route({
+    method: 'POST',
+    url: '/csat',
+    operationId: 'rateConversation',
+    summary: "Rate the conversation that ended (`How did we do?`): 1–5 and an optional comment, once",
+    description:
+      'The conversation is the one the live stream named in its `csat` frame (an ended conversation of this chat). 404 when there is no such ended conversation, 409 when it is rated already.',
+    tags: ['Visitor'],
+    schema: {
+      querystring: object({ conversation: ConversationQuery }),
+      body: object({
+        conversationId: Type.String({ format: 'uuid', description: 'the `csat` frame\'s conversationId' }),
+        rating: Type.Integer({ minimum: 1, maximum: 5 }),
+        comment: Type.Optional(Type.String({ maxLength: 1000 })),
+      }),
+      response: { 200: object({ success: Type.Literal(true) }), 409: ErrorBody, ...Errors },
+    },
+  }),
   updateVisitor: route({
     method: 'PUT',
     url: '/visitor',
@@ -233,4 +251,6 @@ export type WidgetServerFrame =
   | { type: 'typing'; typing: boolean }
   | { type: 'message'; message: WidgetMessage }
   | { type: 'pong' }
+  /** A conversation of this chat ended unrated: the frame asks `How did we do?` (POST /csat with this id). */
+  | { type: 'csat'; conversationId: string }
   | { type: 'error'; message: string; statusCode: number };

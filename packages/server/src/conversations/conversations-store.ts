@@ -262,8 +262,12 @@ export function createConversationsStore(db: Executor) {
               select outcome, pg_backend_pid() % 16, count(*) from ended group by outcome
               on conflict (outcome, shard) do update set total = t.total + excluded.total
               returning 1)
-            select id, account_id as "accountId", chat_id as "chatId", channel_id as "channelId", outcome
-            from ended`,
+            select e.id, e.account_id as "accountId", e.chat_id as "chatId", e.channel_id as "channelId", e.outcome,
+                   -- A widget chat's frames hear of it (CSAT): the widget's live signal (channels/widget/typing.ts).
+                   case when ch.channel_kind = 'widget'
+                        then pg_notify('parley_widget_typing', json_build_object('c', ch.channel_id, 'x', ch.external_chat_id, 'e', true)::text)
+                   end as notified
+            from ended e join chats ch on ch.id = e.chat_id`,
       );
     },
 
@@ -285,6 +289,37 @@ export function createConversationsStore(db: Executor) {
         sql`select outcome, sum(total)::bigint as total from conversation_outcome_totals group by outcome`,
       );
       return rows.map((row) => ({ outcome: row.outcome, total: Number(row.total) }));
+    },
+
+    /** The chat's latest conversation, when it has ended (none while one is open). */
+    async latestEnded(chatId: string): Promise<{ id: string; endedAt: Date; csatRating: number | null } | undefined> {
+      const [row] = await queryRows<{ id: string; endedAt: string | null; csatRating: number | null }>(
+        db,
+        sql`select id, ended_at as "endedAt", csat_rating as "csatRating" from conversations
+            where chat_id = ${chatId} order by started_at desc limit 1`,
+      );
+      return row && row.endedAt !== null ? { id: row.id, endedAt: new Date(row.endedAt), csatRating: row.csatRating } : undefined;
+    },
+
+    /** The customer's rating of an ended conversation of the chat, once: whether it was stored. 4 or 5 confirms an agent's resolution. */
+    async rate(chatId: string, conversationId: string, rating: number, comment: string | null, at: Date): Promise<'rated' | 'already' | 'none'> {
+      const [row] = await queryRows<{ rated: boolean }>(
+        db,
+        sql`with target as (select id, csat_rating from conversations
+                            where id = ${conversationId}::uuid and chat_id = ${chatId}::uuid and ended_at is not null),
+            rated as (update conversations c set csat_rating = ${rating}, csat_comment = ${comment}, csat_at = ${at.toISOString()}::timestamptz,
+                             confirmed = (c.outcome = 'resolved_by_agent' and ${rating} >= 4)
+                      from target where c.id = target.id and target.csat_rating is null
+                      returning c.id)
+            select exists (select 1 from rated) as rated, exists (select 1 from target) as found`,
+      );
+      const result = row as { rated: boolean; found?: boolean } | undefined;
+      return result?.rated ? 'rated' : result?.found ? 'already' : 'none';
+    },
+
+    /** Marks that the customer was asked to rate the conversation (messengers: their next 1–5 is the rating). */
+    async markAsked(conversationId: string, at: Date): Promise<void> {
+      await db.execute(sql`update conversations set csat_asked_at = ${at.toISOString()}::timestamptz where id = ${conversationId}::uuid`);
     },
 
     async quietMinutes(accountId: string): Promise<number | undefined> {

@@ -5,6 +5,7 @@ import { registerReportRoutes } from '../http/console/report-routes.ts';
 import type { FeatureModule } from '../module.ts';
 import { createConversationsStore } from './conversations-store.ts';
 import { createConversationsSweep } from './conversations-sweep.ts';
+import { createCsat } from './csat.ts';
 import { createReportsService } from './reports-service.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
@@ -15,6 +16,8 @@ export function createConversationsModule(core: ConversationsShared, options: { 
   const sweep = createConversationsSweep({ db: core.db, clock: core.clock, jobs: core.jobs, logger: core.logger, everyMs: options.sweepMs });
   return {
     reports,
+    /** The customer's rating of a conversation (the widget's and messengers' `How did we do?`). */
+    csat: createCsat({ db: core.db, clock: core.clock }),
     sweep: sweep.sweep,
     /** Ended conversations by outcome (every process's), for parley_conversations_total. */
     outcomeTotals: () => createConversationsStore(core.db).outcomeTotals(),

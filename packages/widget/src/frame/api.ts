@@ -63,3 +63,12 @@ export function updateDetails(token: string, details: { name?: string; email?: s
     body: JSON.stringify(details),
   });
 }
+
+/** The visitor's rating of an ended conversation (`How did we do?`): 1–5 and an optional comment, once. */
+export function rate(token: string, conversation: string, body: { conversationId: string; rating: number; comment?: string }): Promise<{ success: true }> {
+  return call(`/csat?conversation=${encodeURIComponent(conversation)}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}

@@ -13,6 +13,8 @@ export interface LiveOptions {
   onMessage: (message: WidgetMessage) => void;
   /** The agent started or stopped preparing a reply. */
   onTyping: (typing: boolean) => void;
+  /** A conversation of the chat ended unrated: ask `How did we do?` about it. */
+  onCsat?: (conversationId: string) => void;
   onStatus: (status: 'connecting' | 'live' | 'reconnecting') => void;
   /** The token was refused (401/403): the session must start again. */
   onRefused: (statusCode: number, message: string) => void;
@@ -59,6 +61,7 @@ export function connectLive(options: LiveOptions): () => void {
         options.onStatus('live');
       } else if (frame.type === 'message') options.onMessage(frame.message);
       else if (frame.type === 'typing') options.onTyping(frame.typing);
+      else if (frame.type === 'csat') options.onCsat?.(frame.conversationId);
       else if (frame.type === 'pong') clearTimeout(pongDue);
       else if (frame.type === 'error' && (frame.statusCode === 401 || frame.statusCode === 403)) {
         refused = true;

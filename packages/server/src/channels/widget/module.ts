@@ -7,6 +7,7 @@ import { widgetPlugin } from '../../http/widget/widget-plugin.ts';
 import type { MessagesService } from '../../messages/messages-service.ts';
 import type { FeatureModule } from '../../module.ts';
 import { createTypingFeed } from './typing.ts';
+import type { Csat } from '../../conversations/csat.ts';
 import { createVisitorTokens } from './visitor-token.ts';
 import { createWidgetService } from './widget-service.ts';
 import { createWidgetStore } from './widget-store.ts';
@@ -23,7 +24,7 @@ declare module 'fastify' {
 /** The shared pieces this feature uses (made by the composition root). */
 export type WidgetShared = Pick<Kernel, 'app' | 'channelsStoreOf' | 'clock' | 'config' | 'db' | 'files' | 'listen'>;
 
-export function createWidgetModule(core: WidgetShared, deps: { messages: MessagesService; liveFeed: LiveFeed }): FeatureModule {
+export function createWidgetModule(core: WidgetShared, deps: { messages: MessagesService; liveFeed: LiveFeed; csat?: Csat }): FeatureModule {
   const { jwtSecret } = core.config;
   const store = createWidgetStore(core.db, core.channelsStoreOf(core.db));
   const ipKeySecret = createHmac('sha256', jwtSecret).update('parley widget ip key').digest();
@@ -33,6 +34,7 @@ export function createWidgetModule(core: WidgetShared, deps: { messages: Message
     tokens: createVisitorTokens(jwtSecret),
     messages: deps.messages,
     clock: core.clock,
+    ...(deps.csat ? { csat: deps.csat } : {}),
     ipKey: (ip) => createHmac('sha256', ipKeySecret).update(ip).digest('hex').slice(0, 32),
   });
   const embedAttempts = createEmbedAttempts({ store: createEmbedAttemptsStore(core.db), clock: core.clock });

@@ -1,6 +1,8 @@
 // The typing indicator: the agent's reply job says when it starts and stops preparing a reply in a widget chat,
 // and every process tells the frames following that conversation. It goes as a NOTIFY (nothing is stored: a
-// frame that was not connected just misses it), `{"c": channelId, "x": conversationId, "t": typing}`.
+// frame that was not connected just misses it), `{"c": channelId, "x": conversationId, "t": typing}`. The same
+// NOTIFY says when a conversation of the chat ended (`"e": true`, sent by the database: migration 0027 and the
+// conversations sweep), so the frame asks `How did we do?`.
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChatRow } from '../../chats/chats-store.ts';
@@ -26,38 +28,48 @@ export type TypingListener = (typing: boolean) => void;
 export interface TypingFeed {
   /** `listener` hears when the agent starts or stops preparing a reply in the conversation. Returns the unsubscribe. */
   subscribe(channelId: string, conversationId: string, listener: TypingListener): () => void;
+  /** `listener` hears when a conversation of the chat ends (CSAT). Returns the unsubscribe. */
+  subscribeEnded(channelId: string, conversationId: string, listener: () => void): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function createTypingFeed(listen: Listen | undefined): TypingFeed {
   const listeners = new Map<string, Set<TypingListener>>();
+  const endedListeners = new Map<string, Set<() => void>>();
   const keyOf = (channelId: string, conversationId: string) => `${channelId}\n${conversationId}`;
   let unlisten: (() => Promise<void>) | undefined;
 
   const onNotify = (payload: string | undefined) => {
-    if (payload === undefined || listeners.size === 0) return;
-    let signal: { c?: unknown; x?: unknown; t?: unknown };
+    if (payload === undefined || (listeners.size === 0 && endedListeners.size === 0)) return;
+    let signal: { c?: unknown; x?: unknown; t?: unknown; e?: unknown };
     try {
       signal = JSON.parse(payload) as typeof signal;
     } catch {
       return;
     }
-    if (typeof signal.c !== 'string' || typeof signal.x !== 'string' || typeof signal.t !== 'boolean') return;
+    if (typeof signal.c !== 'string' || typeof signal.x !== 'string') return;
+    if (signal.e === true) {
+      for (const listener of endedListeners.get(keyOf(signal.c, signal.x)) ?? []) listener();
+      return;
+    }
+    if (typeof signal.t !== 'boolean') return;
     for (const listener of listeners.get(keyOf(signal.c, signal.x)) ?? []) listener(signal.t);
   };
 
+  function add<L>(map: Map<string, Set<L>>, key: string, listener: L): () => void {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && map.get(key) === set) map.delete(key);
+    };
+  }
+
   return {
-    subscribe(channelId, conversationId, listener) {
-      const key = keyOf(channelId, conversationId);
-      let set = listeners.get(key);
-      if (!set) listeners.set(key, (set = new Set()));
-      set.add(listener);
-      return () => {
-        set.delete(listener);
-        if (set.size === 0 && listeners.get(key) === set) listeners.delete(key);
-      };
-    },
+    subscribe: (channelId, conversationId, listener) => add(listeners, keyOf(channelId, conversationId), listener),
+    subscribeEnded: (channelId, conversationId, listener) => add(endedListeners, keyOf(channelId, conversationId), listener),
     async start() {
       if (listen && !unlisten) unlisten = await listen(TYPING_CHANNEL, onNotify);
     },
@@ -65,6 +77,7 @@ export function createTypingFeed(listen: Listen | undefined): TypingFeed {
       await unlisten?.();
       unlisten = undefined;
       listeners.clear();
+      endedListeners.clear();
     },
   };
 }

@@ -11,6 +11,7 @@ import type { MessageRow } from '../../messages/messages-store.ts';
 import type { ChannelRow } from '../channels-store.ts';
 import { createVisitorSessions, MINUTE_MS, missingDetails, type VisitorContext, type VisitorSessionsDeps } from './visitor-sessions.ts';
 import type { ConversationRow, VisitorRow } from './widget-store.ts';
+import type { Csat } from '../../conversations/csat.ts';
 
 /** Messages committed out of time-stamp order (concurrent transactions) are caught by reading this far back. */
 export const RESUME_OVERLAP_MS = 5_000;
@@ -36,11 +37,13 @@ export function toWidgetMessage(row: MessageRow): WidgetMessage {
 export { identifierHash } from './visitor-sessions.ts';
 
 export interface WidgetServiceDeps extends VisitorSessionsDeps {
+  /** The customer's rating of an ended conversation (conversations/csat.ts). */
+  csat?: Pick<Csat, 'pending' | 'rate'>;
   db: Database;
   messages: Pick<MessagesService, 'receiveCustomerMessage'>;
 }
 
-export function createWidgetService({ store, tokens, messages, clock, ipKey }: WidgetServiceDeps) {
+export function createWidgetService({ store, tokens, messages, clock, ipKey, csat }: WidgetServiceDeps) {
   function incomingChat(channel: ChannelRow, visitor: VisitorRow, conversation: ConversationRow) {
     return {
       externalChatId: conversation.id,
@@ -100,6 +103,24 @@ export function createWidgetService({ store, tokens, messages, clock, ipKey }: W
       const chat = await store.findChat(channel.id, conversation.id);
       if (!chat) return [];
       return since ? store.messages(chat.id, since, HISTORY_LIMIT) : store.recentMessages(chat.id, HISTORY_LIMIT);
+    },
+
+    /** The ended conversation of the visitor's chat to rate now (`How did we do?`), if any. */
+    async csatPending({ channel }: VisitorContext, conversation: ConversationRow): Promise<{ conversationId: string } | null> {
+      const chat = csat ? await store.findChat(channel.id, conversation.id) : undefined;
+      return chat && csat ? csat.pending(chat.id) : null;
+    },
+
+    /** The visitor rates an ended conversation of their own chat, once. */
+    async rate(
+      { channel }: VisitorContext,
+      conversation: ConversationRow,
+      body: { conversationId: string; rating: number; comment?: string },
+    ): Promise<{ success: true }> {
+      const chat = await store.findChat(channel.id, conversation.id);
+      if (!chat || !csat) throw Errors.csatNotAsked();
+      await csat.rate(chat.id, body.conversationId, body.rating, body.comment ?? null);
+      return { success: true };
     },
 
     /** A resume point: the time of the message with that id in the conversation, when there is one. */

@@ -19,9 +19,9 @@ export const PING_INTERVAL_MS = 25_000;
 const SENT_MEMORY = 2_000;
 
 export interface LiveDeps {
-  widget: Pick<WidgetService, 'authenticate' | 'conversationOf' | 'messagesSince' | 'resumePoint'>;
+  widget: Pick<WidgetService, 'authenticate' | 'conversationOf' | 'messagesSince' | 'resumePoint' | 'csatPending'>;
   liveFeed: Pick<LiveFeed, 'subscribe'>;
-  typing: Pick<TypingFeed, 'subscribe'>;
+  typing: Pick<TypingFeed, 'subscribe' | 'subscribeEnded'>;
   logger: FastifyBaseLogger;
 }
 
@@ -52,6 +52,7 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
   let conversation: ConversationRow | undefined;
   let unsubscribe = () => {};
   let unsubscribeTyping = () => {};
+  let unsubscribeEnded = () => {};
   let cursor: Date | undefined;
   let pulling: Promise<void> = Promise.resolve();
   const sent = new Set<string>();
@@ -119,14 +120,28 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
       pull();
       pulling = pulling.then(() => send({ type: 'typing', typing: on }));
     });
+    // A conversation of the chat ended (the task done, or quiet time): the frame asks for a rating, after the messages.
+    const askRating = () => {
+      pulling = pulling
+        .then(async () => {
+          if (!context) return;
+          const pending = await widget.csatPending(context, followed);
+          if (pending) send({ type: 'csat', conversationId: pending.conversationId });
+        })
+        .catch((error: unknown) => logger.warn({ err: error }, 'widget CSAT read failed'));
+    };
+    unsubscribeEnded = typing.subscribeEnded(channel.id, followed.id, askRating);
     if (socket.readyState !== socket.OPEN) {
       unsubscribe();
       unsubscribeTyping();
+      unsubscribeEnded();
       return;
     }
     if (frame.after) cursor = await widget.resumePoint(context, followed, frame.after);
     send({ type: 'ready' });
     pull();
+    // The frame (re)loaded: the last conversation, ended recently and unrated, is offered for rating.
+    askRating();
   };
 
   socket.on('message', (raw) => {
@@ -146,6 +161,7 @@ export function serveLive(socket: WebSocket, deps: LiveDeps): void {
     clearInterval(pinger);
     unsubscribe();
     unsubscribeTyping();
+    unsubscribeEnded();
   });
   socket.on('error', (error) => logger.debug({ err: error }, 'widget socket error'));
 }

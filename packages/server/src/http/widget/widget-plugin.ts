@@ -48,7 +48,7 @@ export interface WidgetPluginOptions {
   embedAttempts: Pick<EmbedAttempts, 'check'>;
   store: Pick<WidgetStore, 'findChannel'>;
   liveFeed: Pick<LiveFeed, 'subscribe'>;
-  typing: Pick<TypingFeed, 'subscribe'>;
+  typing: Pick<TypingFeed, 'subscribe' | 'subscribeEnded'>;
   /** Open live connections (closed with 1001 when the app closes, so frames reconnect at once elsewhere). */
   connections: Set<WebSocket>;
   /** PUBLIC_URL: the frame's own origin. */
@@ -194,6 +194,14 @@ export const widgetPlugin: FastifyPluginAsync<WidgetPluginOptions> = async (fast
         checkOrigin(request, context.settings.allowedOrigins);
         const conversation = await widget.conversationOf(context, request.query.conversation);
         return reply.code(201).send(await widget.send(context, conversation, request.body.text, request.uploads));
+      },
+    });
+    api.route({
+      ...routeOptions(widgetRoutes.rateConversation),
+      handler: async (request) => {
+        const context = await widget.authenticate(request.headers.authorization);
+        checkOrigin(request, context.settings.allowedOrigins);
+        return widget.rate(context, await widget.conversationOf(context, request.query.conversation), request.body);
       },
     });
     api.route({
