@@ -17,12 +17,13 @@ import { footprint } from './scenarios/footprint.ts';
 import { gateway, gatewayReject } from './scenarios/gateway.ts';
 import { ingest } from './scenarios/ingest.ts';
 import { replay } from './scenarios/replay.ts';
+import { reportsSummary } from './scenarios/reports-summary.ts';
 import { webhookDelivery } from './scenarios/webhook-delivery.ts';
 
-const SCENARIOS: Scenario[] = [footprint, gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog, replay];
+const SCENARIOS: Scenario[] = [footprint, gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog, reportsSummary, replay];
 
 const USAGE = `usage: npm run bench -- [scenario…] [--db pglite|postgres] [--seconds N] [--chats N] [--conversations N]
-                         [--deliveries N] [--profile]
+                         [--deliveries N] [--report-conversations N] [--requests N] [--profile]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`;
 
 function fail(message: string): never {
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
       chats: { type: 'string' },
       conversations: { type: 'string' },
       deliveries: { type: 'string' },
+      'report-conversations': { type: 'string' },
+      requests: { type: 'string' },
       profile: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -65,6 +68,8 @@ async function main(): Promise<void> {
     conversations: count(values.conversations, 'conversations', 10_000),
     // PGlite drains a few hundred a second: a backlog of 5,000 measures it as well in a tenth of the time.
     deliveries: count(values.deliveries, 'deliveries', db === 'postgres' ? 20_000 : 5_000),
+    reportConversations: count(values['report-conversations'], 'report-conversations', 1_000_000),
+    requests: count(values.requests, 'requests', 50),
   };
 
   buildServer();

@@ -19,6 +19,8 @@ export interface BenchAccount {
   accountId: string;
   /** API key (all scopes), sent as is in `Authorization`. */
   key: string;
+  /** A console token of the owner from `server` (another start of the server on the same data). */
+  consoleToken(server: ParleyServer): Promise<string>;
   /** Console call: `/console/v1` + path, with the account owner's token. */
   console<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** A multipart console POST (`/console/v1` + path) with the owner's token. */
@@ -35,6 +37,7 @@ export async function createAccount(server: ParleyServer): Promise<BenchAccount>
   return {
     accountId: account.id,
     key: key.key,
+    consoleToken: async (other) => (await call<{ token: string }>(other, 'POST', '/console/v1/auth/login', {}, { email, password: PASSWORD })).token,
     console: (method, path, body) => call(server, method, `/console/v1${path}`, { authorization: `Bearer ${token}` }, body),
     async upload<T>(path: string, form: FormData): Promise<T> {
       const response = await fetch(`${server.url}/console/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });

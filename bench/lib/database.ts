@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { openDatabase, pgliteDir, type Database } from '../../packages/server/src/db/client.ts';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../../packages/server/src/config.ts';
 import { ROOT } from './processes.ts';
 
 const run = promisify(execFile);
@@ -104,7 +105,9 @@ export async function scenarioDatabase(
     databaseUrl: url,
     dataDir,
     async use(work) {
-      const handle = await openDatabase({ kind: 'postgres', url, poolSize: 2 });
+      // A bulk load's statements run longer than the server's statement timeout allows a request.
+      const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, statementMs: 3_600_000 };
+      const handle = await openDatabase({ kind: 'postgres', url, poolSize: 2, timeouts });
       try {
         return await work(handle.db);
       } finally {

@@ -40,6 +40,10 @@ export interface ScenarioSettings {
   chats: number;
   conversations: number;
   deliveries: number;
+  /** Conversations of the account whose reports summary is timed (reports-summary). */
+  reportConversations: number;
+  /** Requests timed one at a time, per variant (reports-summary). */
+  requests: number;
 }
 
 export interface ScenarioContext {

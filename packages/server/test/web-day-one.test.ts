@@ -42,6 +42,7 @@ function everyPage(): { path: string; ready: (page: Page) => Promise<void> }[] {
     { path: '/overview', ready: async (page) => void (await page.getByRole('main').getByRole('heading').first().waitFor(WAIT)) },
     { path: '/inbox', ready: async (page) => void (await page.getByRole('list', { name: 'Chats', exact: true }).waitFor(WAIT)) },
     { path: `/inbox/${ids.chat}`, ready: async (page) => void (await page.getByRole('log').waitFor(WAIT)) },
+    { path: '/reports', ready: async (page) => void (await page.getByRole('link', { name: /^Conversations: \d+$/ }).waitFor(WAIT)) },
     { path: '/channels', ready: heading('Channels') },
     { path: `/channels/widget/${ids.widget}`, ready: async (page) => void (await page.getByLabel('Widget snippet', { exact: true }).waitFor(WAIT)) },
     { path: `/channels/custom/${ids.api}`, ready: async (page) => void (await page.getByRole('textbox', { name: 'Webhook URL', exact: true }).waitFor(WAIT)) },

@@ -19,15 +19,24 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
+function consoleUrl(path: string, query: Query = {}): URL {
+  const url = new URL(`/console/v1${path}`, location.origin);
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+  return url;
+}
+
+function consoleHeaders(): Record<string, string> {
+  return { 'x-requested-with': 'parley', userlang: currentLang() };
+}
+
 /** `body` goes as JSON; `form` as multipart/form-data (a file upload), its boundary set by the browser. */
 export async function api<T>(
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   options: { body?: unknown; query?: Query; form?: FormData } = {},
 ): Promise<T> {
-  const url = new URL(`/console/v1${path}`, location.origin);
-  for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
-  const headers: Record<string, string> = { 'x-requested-with': 'parley', userlang: currentLang() };
+  const url = consoleUrl(path, options.query);
+  const headers = consoleHeaders();
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(url, {
     method,
@@ -47,6 +56,21 @@ export async function api<T>(
     throw new ApiError(response.status, serverMessage(body, response.status));
   }
   return body as T;
+}
+
+/** A file the console API makes (a CSV export), as a Blob the page saves; failures as `api`'s. */
+export async function apiFile(path: string, query: Query = {}): Promise<Blob> {
+  const response = await fetch(consoleUrl(path, query), { headers: consoleHeaders(), credentials: 'same-origin' });
+  if (response.ok) return response.blob();
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: the text itself
+  }
+  if (response.status === 401) onUnauthorized();
+  throw new ApiError(response.status, serverMessage(body, response.status));
 }
 
 /** The server's own words: its `message` (a list of validation sentences joined), else the status's meaning. */

@@ -1,4 +1,4 @@
-// The web account: sign in (or accept an invitation), then Overview, Inbox, Channels, Knowledge bases, Deliveries, CRM,
+// The web account: sign in (or accept an invitation), then Overview, Inbox, Reports, Channels, Knowledge bases, Deliveries, CRM,
 // Team and Saved replies.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -18,6 +18,8 @@ import { DeliveriesPage } from './pages/deliveries.tsx';
 import { CrmPage } from './pages/crm.tsx';
 import { InvitationPage, SavedRepliesPage, TeamPage } from './pages/team.tsx';
 import { ProfilePage } from './pages/profile.tsx';
+import { ReportsPage } from './pages/reports/reports-page.tsx';
+import { LedgerPage } from './pages/reports/ledger.tsx';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password.tsx';
 import { NeedsPersonBadge, useTeamAlerts } from './alerts.tsx';
 import './style.css';
@@ -25,6 +27,7 @@ import './style.css';
 const NAV = [
   { href: '/overview', name: 'Overview' },
   { href: '/inbox', name: 'Inbox' },
+  { href: '/reports', name: 'Reports' },
   { href: '/channels', name: 'Channels' },
   { href: '/knowledge-bases', name: 'Knowledge bases' },
   { href: '/deliveries', name: 'Deliveries' },
@@ -59,6 +62,8 @@ function Page({ path, session, onRenamed }: { path: string; session: Session; on
       return <TeamPage session={session} />;
     case 'saved-replies':
       return <SavedRepliesPage />;
+    case 'reports':
+      return parts[1] === 'conversations' ? <LedgerPage /> : <ReportsPage />;
     case 'profile':
       return <ProfilePage onRenamed={onRenamed} />;
     default:

@@ -8,6 +8,8 @@ const RU: Record<string, [string, string, string]> = {
   chat: ['чат', 'чата', 'чатов'],
   document: ['документ', 'документа', 'документов'],
   attempt: ['попытка', 'попытки', 'попыток'],
+  conversation: ['разговор', 'разговора', 'разговоров'],
+  rating: ['оценка', 'оценки', 'оценок'],
 };
 
 function ruForm(count: number, forms: [string, string, string]): string {
