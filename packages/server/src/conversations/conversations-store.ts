@@ -271,13 +271,20 @@ export function createConversationsStore(db: Executor) {
       );
     },
 
-    /** Ended conversations 7 days old with no new conversation since: durable. How many. */
-    async settleDurable(now: Date): Promise<number> {
+    /**
+     * At most `batch` ended conversations 7 days old with no new conversation since become durable (a backlog is
+     * settled in short statements, never one that holds the database). How many.
+     */
+    async settleDurable(now: Date, batch: number): Promise<number> {
       const rows = await queryRows<{ id: string }>(
         db,
-        sql`update conversations set durable = true
-            where ended_at is not null and durable is null and ended_at <= ${now.toISOString()}::timestamptz - interval '7 days'
-            returning id`,
+        sql`with due as (
+              select id from conversations
+              where ended_at is not null and durable is null and ended_at <= ${now.toISOString()}::timestamptz - interval '7 days'
+              limit ${batch}
+              for update skip locked)
+            update conversations c set durable = true from due where c.id = due.id and c.durable is null
+            returning c.id`,
       );
       return rows.length;
     },

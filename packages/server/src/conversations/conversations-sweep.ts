@@ -36,7 +36,7 @@ export function createConversationsSweep(deps: ConversationsSweepDeps) {
       if (batch.length > 0 && deps.onEnded) await deps.onEnded(batch);
       if (batch.length < BATCH) break;
     }
-    await store.settleDurable(now);
+    while ((await store.settleDurable(now, BATCH)) === BATCH);
     return ended;
   }
 
