@@ -97,15 +97,34 @@ CREATE FUNCTION conversations_after_message() RETURNS trigger LANGUAGE plpgsql A
 DECLARE
   quiet integer;
   started boolean;
+  open_id uuid;
+  open_last timestamptz;
 BEGIN
   IF NEW.csat THEN
     RETURN NULL;
   END IF;
   IF NEW.origin = 'customer' THEN
-    -- An open conversation quiet for longer than the account's resolution time ended then (the sweep may not
-    -- have come by yet): this message starts the next one.
-    SELECT resolution_quiet_minutes INTO quiet FROM accounts WHERE id = NEW.account_id;
-    PERFORM conversation_end_open(NEW.chat_id, 'quiet', NEW.created_at - make_interval(mins => coalesce(quiet, 1440)));
+    -- The chat's open conversation continues (one index lookup and one update, the common case), unless it has been
+    -- quiet for longer than the account's resolution time: it ended then (the sweep may not have come by yet), and
+    -- this message starts the next one. No open one: this message starts one (a chat's first message skips the
+    -- account's lookup and the ending).
+    SELECT id, last_customer_message_at INTO open_id, open_last FROM conversations
+    WHERE chat_id = NEW.chat_id AND ended_at IS NULL;
+    IF open_id IS NOT NULL THEN
+      SELECT resolution_quiet_minutes INTO quiet FROM accounts WHERE id = NEW.account_id;
+      IF open_last >= NEW.created_at - make_interval(mins => coalesce(quiet, 1440)) THEN
+        UPDATE conversations SET messages = messages + 1,
+               last_message_at = greatest(last_message_at, NEW.created_at),
+               last_customer_message_at = greatest(last_customer_message_at, NEW.created_at)
+        WHERE id = open_id AND ended_at IS NULL;
+        IF FOUND THEN
+          RETURN NULL;
+        END IF;
+      ELSE
+        PERFORM conversation_end_open(NEW.chat_id, 'quiet', NEW.created_at - make_interval(mins => coalesce(quiet, 1440)));
+      END IF;
+    END IF;
+    -- Ends in a continuation when a concurrent first message of the chat started it meanwhile.
     INSERT INTO conversations AS c (id, account_id, chat_id, channel_id, started_at, last_message_at,
                                     last_customer_message_at, messages, assignee_id)
     SELECT gen_random_uuid(), NEW.account_id, NEW.chat_id, ch.channel_id, NEW.created_at, NEW.created_at,
