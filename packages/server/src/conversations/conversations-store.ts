@@ -318,7 +318,8 @@ export function createConversationsStore(db: Executor) {
     },
 
     /**
-     * Messenger CSAT: claims at most `batch` conversations of messenger chats that ended less than `recentMs` ago,
+     * Messenger CSAT: claims at most `batch` conversations of messenger chats that ended less than `recentMs` ago
+     * (a quiet end counted from when the resolution time ran out),
      * are their chat's latest, were never asked and are unrated (skipping rows another transaction holds), and marks
      * them asked at `now`. Run in the transaction that queues the question.
      */
@@ -326,9 +327,13 @@ export function createConversationsStore(db: Executor) {
       return queryRows(
         db,
         sql`with due as (
-              select c.id from conversations c join chats ch on ch.id = c.chat_id
+              select c.id from conversations c join chats ch on ch.id = c.chat_id join accounts a on a.id = c.account_id
               where c.ended_at is not null and c.csat_asked_at is null and c.csat_rating is null
-                and c.ended_at > ${now.toISOString()}::timestamptz - make_interval(secs => ${recentMs / 1000})
+                -- Recent by when the end took effect: a quiet end when the resolution time ran out after the last
+                -- customer message (its ended_at is the last message's time, a day or more before).
+                and greatest(c.ended_at, case when c.ended_by = 'quiet'
+                      then c.last_customer_message_at + make_interval(mins => a.resolution_quiet_minutes) end)
+                    > ${now.toISOString()}::timestamptz - make_interval(secs => ${recentMs / 1000})
                 and ch.channel_kind in ('telegram', 'whatsapp', 'facebook', 'instagram', 'viber') and not ch.banned
                 and not exists (select 1 from conversations n where n.chat_id = c.chat_id and n.started_at > c.started_at)
               order by c.ended_at
