@@ -55,7 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     alertEmailDelayMs: alerts.emailDelayMs,
   });
   const events = createEventsModule(core, { presence: alerts.presence });
-  const conversations = createConversationsModule(core, { sweepMs: deps.conversationSweepMs, customerDelivery });
+  const conversations = createConversationsModule(core, { sweepMs: deps.conversationSweepMs, customerDelivery, eventsCommitted });
 
   await registerSurfaces(app, core, {
     consoleAuth: accounts.consoleAuth,

@@ -2,7 +2,7 @@
 // reports): when a messenger chat's conversation ends (the task marked done, or quiet time by the sweep) the customer
 // is asked `How did we do?` once, with 1–5 as the messenger's native quick replies (Telegram's inline keyboard,
 // WhatsApp's interactive list, Messenger's quick_replies, Viber's keyboard); their next 1–5 (a tap or the text) is the
-// conversation's rating, counted in the summary, with no new conversation and no agent reply; anything else is an
+// conversation's rating, counted in the summary (the question is a new_messages event like an auto-reply's), with no new conversation and no agent reply; anything else is an
 // ordinary message; API (custom) chats are not asked. The clock is the app's own, moved forward by the test; the
 // sweep runs every 100 ms.
 import assert from 'node:assert/strict';
@@ -203,6 +203,11 @@ describe('messenger CSAT', () => {
       reply_markup: { inline_keyboard: RATING_LABELS.map((n) => [{ text: n, callback_data: n }]) },
     });
     assert.equal((await askedAt(chatId)).filter(Boolean).length, 1);
+    // The channel's webhook hears of the question as of every auto-reply (new_messages).
+    await eventually(async () => {
+      const payloads = receiver.requests.map((r) => JSON.parse(r.body) as { chat?: { uniqueId: string }; messages?: { text: string }[] });
+      return payloads.some((p) => p.chat?.uniqueId === `8001_${channels.telegram}` && p.messages?.some((m) => m.text === QUESTION_TEXT));
+    }, 10_000);
     // Later sweeps ask no more.
     offset += 2 * MINUTE;
     await eventually(async () => (await sendsIdle(t)) && telegramSent(8001).length === 2, 10_000);

@@ -1,6 +1,6 @@
 // Messenger CSAT (docs/architecture.md, Outcomes and reports): when a conversation of a messenger chat ends (done or
 // quiet time), the sweep asks the customer `How did we do?` once, in the channel's language, as an `auto` message
-// marked `csat` that goes out through the messengers' send jobs (messenger-outbound.ts) with 1–5 as the messenger's
+// marked `csat` (with its new_messages event) that goes out through the messengers' send jobs (messenger-outbound.ts) with 1–5 as the messenger's
 // quick replies; the question and the conversation's `csat_asked_at` are written in one transaction, the sending is
 // a job after it. The customer's next message, when it is exactly 1–5 (a tap or the text) within CSAT_RECENT_MS of
 // the question, is that conversation's rating: stored as a customer message marked `csat`, which the conversation
@@ -13,6 +13,7 @@ import type { Database, Executor } from '../db/client.ts';
 import { csatQuestionText } from '../agent/agent-texts.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
+import { recordNewMessage } from '../messages/message-events.ts';
 import { createMessagesStore } from '../messages/messages-store.ts';
 import { createConversationsStore } from './conversations-store.ts';
 import { CSAT_RECENT_MS } from './csat.ts';
@@ -33,6 +34,8 @@ export interface MessengerCsatDeps {
   clock: Clock;
   customerDelivery: CustomerDelivery;
   channelsStoreOf: (executor: Executor) => Pick<ChannelsStore, 'find'>;
+  /** After a commit that wrote new_messages events: their deliveries start at once. */
+  eventsCommitted?: () => void;
 }
 
 /** The rating a reply gives: exactly 1–5, trimmed; null for anything else. */
@@ -41,7 +44,7 @@ export function ratingOf(text: string): number | null {
   return /^[1-5]$/.test(trimmed) ? Number(trimmed) : null;
 }
 
-export function createMessengerCsat({ db, clock, customerDelivery, channelsStoreOf }: MessengerCsatDeps) {
+export function createMessengerCsat({ db, clock, customerDelivery, channelsStoreOf, eventsCommitted = () => {} }: MessengerCsatDeps) {
   return {
     /** Asks every messenger conversation that ended recently and was never asked: how many were asked. */
     async askEnded(now: Date = clock.now()): Promise<number> {
@@ -67,14 +70,20 @@ export function createMessengerCsat({ db, clock, customerDelivery, channelsStore
               csat: true,
               createdAt: now,
             });
-            if (message) await customerDelivery.enqueue(tx, chat, message);
+            if (!message) continue;
+            // Delivered to the customer, so a new_messages event like every auto-reply's.
+            await recordNewMessage(tx, channelsStoreOf, chat, message, now);
+            await customerDelivery.enqueue(tx, chat, message);
           }
           return due.length;
         });
         asked += count;
         if (count < BATCH) break;
       }
-      if (asked > 0) customerDelivery.wake();
+      if (asked > 0) {
+        eventsCommitted();
+        customerDelivery.wake();
+      }
       return asked;
     },
 

@@ -13,10 +13,10 @@ import { createReportsService } from './reports-service.ts';
 /** The shared pieces this feature uses (made by the composition root). */
 export type ConversationsShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'db' | 'jobs' | 'logger'>;
 
-export function createConversationsModule(core: ConversationsShared, options: { sweepMs?: number; customerDelivery?: CustomerDelivery } = {}) {
+export function createConversationsModule(core: ConversationsShared, options: { sweepMs?: number; customerDelivery?: CustomerDelivery; eventsCommitted?: () => void } = {}) {
   const reports = createReportsService({ db: core.db });
   const messengerCsat = options.customerDelivery
-    ? createMessengerCsat({ db: core.db, clock: core.clock, customerDelivery: options.customerDelivery, channelsStoreOf: core.channelsStoreOf })
+    ? createMessengerCsat({ db: core.db, clock: core.clock, customerDelivery: options.customerDelivery, channelsStoreOf: core.channelsStoreOf, eventsCommitted: options.eventsCommitted })
     : undefined;
   const sweep = createConversationsSweep({
     db: core.db,
