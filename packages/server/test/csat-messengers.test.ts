@@ -3,7 +3,7 @@
 // is asked `How did we do?` once, with 1–5 as the messenger's native quick replies (Telegram's inline keyboard,
 // WhatsApp's interactive list, Messenger's quick_replies, Viber's keyboard); their next 1–5 (a tap or the text) is the
 // conversation's rating, counted in the summary (the question is a new_messages event like an auto-reply's), with no new conversation and no agent reply; anything else is an
-// ordinary message; API (custom) chats are not asked. The clock is the app's own, moved forward by the test; the
+// ordinary message; API (custom) and widget chats are not asked; the question is in the channel's language. The clock is the app's own, moved forward by the test; the
 // sweep runs every 100 ms.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -335,7 +335,25 @@ describe('messenger CSAT', () => {
     assert.equal((await conversationsOf(chatId)).length, 1);
   });
 
-  test('an API (custom) chat is never asked', async () => {
+  test("the question is in the channel's language (aiLang de)", async () => {
+    const bot = '423456789:AAHdeutschdeutschdeutschdeu_token';
+    telegram.addBot(bot, { id: 423456789, username: 'parley_de_bot' });
+    const res = await account.connect('telegram', { botToken: bot }, { settings: { aiLang: 'de' } });
+    assert.equal(res.status, 201, res.text);
+    const secret = telegram.webhooks.get(bot)?.secretToken ?? '';
+    const id = ++sequence;
+    const update = { update_id: id, message: { message_id: id, from: tgFrom(8101), chat: tgChat(8101), date: Math.floor(Date.now() / 1000), text: QUESTION } };
+    const posted = await t.request('POST', `/channels/telegram/${res.body.id}/webhook`, { body: update, headers: { 'x-telegram-bot-api-secret-token': secret } });
+    assert.equal(posted.status, 200);
+    await eventually(async () => telegramSent(8101).length > 0, 10_000);
+    const chat = await account.chatOf(res.body.id, '8101');
+    await markDone(chat.id);
+    const [, question] = await eventually(async () => telegramSent(8101).length > 1 && telegramSent(8101), 10_000);
+    assert.equal(question?.json?.text, 'Wie haben wir das gemacht? Antworten Sie mit einer Zahl von 1 bis 5 (5 ist am besten): 1, 2, 3, 4 oder 5.');
+    assert.deepEqual(question?.json?.reply_markup, { inline_keyboard: RATING_LABELS.map((n) => [{ text: n, callback_data: n }]) });
+  });
+
+  test('API (custom) and widget chats are never asked', async () => {
     const created = await t.console<{ id: string }>(account.user.token, 'POST', '/channel/custom/connect/', {
       body: { name: 'API', knowledgeBaseId: account.baseId },
     });
@@ -349,11 +367,29 @@ describe('messenger CSAT', () => {
     await eventually(async () => (await conversationsOf(chat.id))[0]?.messages === 2, 10_000);
     await markDone(chat.id);
     await eventually(async () => (await conversationsOf(chat.id))[0]?.endedAt !== null, 10_000);
-    // A telegram conversation ended after it is asked: the sweep that asked it passed the API chat over.
+
+    // A widget visitor's conversation (the widget asks in its frame, not with a message).
+    const site = 'https://shop.example';
+    const widget = await t.console<{ id: string }>(account.user.token, 'POST', '/channel/widget/connect/', {
+      body: { name: 'Site chat', knowledgeBaseId: account.baseId, widget: { allowedOrigins: [site] } },
+    });
+    assert.equal(widget.status, 201, widget.text);
+    const session = await t.request<{ token: string; visitorId: string }>('POST', '/widget/v1/session', { body: { origin: site, channelId: widget.body.id } });
+    assert.equal(session.status, 200, session.text);
+    const sent = await t.request('POST', '/widget/v1/messages', { body: { text: QUESTION }, headers: { authorization: `Bearer ${session.body.token}` } });
+    assert.equal(sent.status, 201, sent.text);
+    const widgetChat = await account.chatOf(widget.body.id, session.body.visitorId);
+    await eventually(async () => (await conversationsOf(widgetChat.id))[0]?.messages === 2, 10_000);
+    await markDone(widgetChat.id);
+    await eventually(async () => (await conversationsOf(widgetChat.id))[0]?.endedAt !== null, 10_000);
+
+    // A telegram conversation ended after them is asked: the sweep that asked it passed the API and widget chats over.
     const telegramChat = await answered('telegram', '8002', () => telegramSent(8002).length, () => telegramText(8002, QUESTION));
     await markDone(telegramChat);
     await eventually(async () => (await askedAt(telegramChat))[0] !== null, 10_000);
     assert.deepEqual(await askedAt(chat.id), [null]);
     assert.deepEqual((await account.messages(chat.id)).map((m) => m.text), [QUESTION, ANSWER]);
+    assert.deepEqual(await askedAt(widgetChat.id), [null]);
+    assert.deepEqual((await account.messages(widgetChat.id)).map((m) => m.text), [QUESTION, ANSWER]);
   });
 });
