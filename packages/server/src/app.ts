@@ -56,7 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     alertEmailDelayMs: alerts.emailDelayMs,
   });
   const events = createEventsModule(core, { presence: alerts.presence });
-  const conversations = createConversationsModule(core, { sweepMs: deps.conversationSweepMs });
+  const conversations = createConversationsModule(core, { sweepMs: deps.conversationSweepMs, customerDelivery, eventsCommitted });
 
   await registerSurfaces(app, core, {
     consoleAuth: accounts.consoleAuth,
@@ -76,7 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       webhooks,
       agent,
       messengers,
-      messengers.inbound(messages.messages),
+      messengers.inbound(messages.messages, conversations.messengerCsat),
       crm,
       chats,
       tags,

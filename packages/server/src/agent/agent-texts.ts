@@ -41,6 +41,17 @@ const SOMETHING_ELSE = new Map<string, string>([
   ['pt', 'Outra coisa'],
 ]);
 
+// Messenger CSAT (conversations/csat-messenger.ts): the widget's `How did we do?`, as text listing 1–5.
+const CSAT_QUESTION = new Map<string, string>([
+  ['en', 'How did we do? Reply with a number from 1 to 5 (5 is best): 1, 2, 3, 4 or 5.'],
+  ['ru', 'Как мы справились? Ответьте числом от 1 до 5 (5 — лучше всего): 1, 2, 3, 4 или 5.'],
+  ['de', 'Wie haben wir das gemacht? Antworten Sie mit einer Zahl von 1 bis 5 (5 ist am besten): 1, 2, 3, 4 oder 5.'],
+  ['fr', "Comment nous sommes-nous débrouillés ? Répondez par un chiffre de 1 à 5 (5 est le mieux) : 1, 2, 3, 4 ou 5."],
+  ['es', '¿Qué tal lo hicimos? Responda con un número del 1 al 5 (5 es lo mejor): 1, 2, 3, 4 o 5.'],
+  ['it', 'Come ci siamo comportati? Risponda con un numero da 1 a 5 (5 è il massimo): 1, 2, 3, 4 o 5.'],
+  ['pt', 'Como nos saímos? Responda com um número de 1 a 5 (5 é o melhor): 1, 2, 3, 4 ou 5.'],
+]);
+
 const VOICE_NOTE = new Map<string, string>([
   ['en', '[The customer sent a voice message, which cannot be listened to here.]'],
   ['ru', '[Клиент отправил голосовое сообщение, которое здесь нельзя прослушать.]'],
@@ -74,4 +85,9 @@ export function somethingElseText(aiLang: string): string {
 /** Put in place of a voice message for a model that is not given a transcription. */
 export function voiceMessageNote(aiLang: string): string {
   return pick(VOICE_NOTE, aiLang);
+}
+
+/** Messenger CSAT's question when a conversation ends: `How did we do?` with 1–5. */
+export function csatQuestionText(aiLang: string): string {
+  return pick(CSAT_QUESTION, aiLang);
 }

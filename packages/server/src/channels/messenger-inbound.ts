@@ -23,6 +23,8 @@ export interface MessengerInboundDeps {
   files: AttachmentStore;
   clock: Clock;
   logger: FastifyBaseLogger;
+  /** Messenger CSAT (conversations/csat-messenger.ts): a 1–5 after `How did we do?` is a rating, not a message. */
+  ratings?: { takeRating(channel: ChannelRow, reply: Pick<InboundMessage, 'externalId' | 'externalChatId' | 'senderName' | 'dialogName' | 'text'>): Promise<boolean> };
 }
 
 const MEDIA_LABELS: Record<MediaRef['kind'], string> = {
@@ -34,7 +36,7 @@ const MEDIA_LABELS: Record<MediaRef['kind'], string> = {
   video: 'video',
 };
 
-export function createMessengerInbound({ channels, connectors, messages, files, clock, logger }: MessengerInboundDeps) {
+export function createMessengerInbound({ channels, connectors, messages, files, clock, logger, ratings }: MessengerInboundDeps) {
   /** The channel of the path, when it exists, is of this kind and has credentials; 404 otherwise. */
   async function channelOf(kind: MessengerKind, channelId: string): Promise<ChannelRow & { credentials: Record<string, string> }> {
     const channel = await channels.findForInbound(channelId);
@@ -71,6 +73,7 @@ export function createMessengerInbound({ channels, connectors, messages, files, 
 
   async function receiveOne(channel: ChannelRow & { credentials: Record<string, string> }, connector: Connector, inbound: InboundMessage) {
     if (await messages.alreadyReceived(channel.id, inbound.externalChatId, inbound.externalId)) return;
+    if (ratings && inbound.media.length === 0 && inbound.unsupported.length === 0 && (await ratings.takeRating(channel, inbound))) return;
     const { attachments, notes } = await storeMedia(channel, connector, inbound.media);
     const unsupported = inbound.unsupported.map((kind) => `[unsupported message: ${kind}]`);
     const text = [inbound.text, ...notes, ...unsupported].filter((part) => part.length > 0).join('\n');

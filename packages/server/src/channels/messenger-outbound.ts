@@ -17,6 +17,9 @@ import { MessengerError, splitText, type Connector } from './connectors/connecto
 import type { CustomerDelivery } from './customer-delivery.ts';
 import type { MessengerSendsStore } from './messenger-sends-store.ts';
 
+/** A CSAT question's quick replies: each sends its own number. */
+const RATING_CHOICES = ['1', '2', '3', '4', '5'] as const;
+
 /** Ten tries over about ten minutes (1 s, 2 s, 4 s … capped at 5 min), then the reply is listed as failed. */
 export const MESSENGER_SEND_RETRY: RetryPolicy = {
   maxAttempts: 10,
@@ -86,8 +89,15 @@ export function createMessengerOutbound(deps: MessengerOutboundDeps): CustomerDe
       try {
         for (let index = send.partsSent; index < parts.length; index++) {
           const last = index === parts.length - 1;
-          const choices = last && message.choices ? [...message.choices.options.map((option) => option.label), message.choices.other] : undefined;
-          await connector.sendText(credentials, chat.externalChatId, parts[index] as string, { channelName: channel.name, ...(choices ? { choices } : {}) });
+          // Clarifying choices, or a CSAT question's 1–5 (conversations/csat-messenger.ts), on the last part.
+          const choices = !last
+            ? undefined
+            : message.csat
+              ? { choices: RATING_CHOICES, choicesKind: 'rating' as const }
+              : message.choices
+                ? { choices: [...message.choices.options.map((option) => option.label), message.choices.other] }
+                : undefined;
+          await connector.sendText(credentials, chat.externalChatId, parts[index] as string, { channelName: channel.name, ...choices });
           await sendsStore(db).setPartsSent(sendId, index + 1);
         }
         await sendsStore(db).finish(sendId, { status: 'sent' }, clock.now());

@@ -41,8 +41,9 @@ export function createMessengersModule(core: MessengersShared, options: { apis?:
     } satisfies MessengerRegistrar,
     consoleRoutes: (api) => registerMessengerRoutes(api, createTelegramTokenCheck(connectors.telegram), outbound),
     /** The inbound webhooks, which store customer messages through the messages feature. */
-    inbound(messages: MessengerInboundDeps['messages']): FeatureModule {
+    inbound(messages: MessengerInboundDeps['messages'], ratings?: MessengerInboundDeps['ratings']): FeatureModule {
       const inbound = createMessengerInbound({
+        ...(ratings ? { ratings } : {}),
         channels: core.channelsStoreOf(core.db),
         connectors: connectors.byKind,
         messages,

@@ -324,6 +324,54 @@ export function createConversationsStore(db: Executor) {
       return result?.rated ? 'rated' : result?.found ? 'already' : 'none';
     },
 
+    /**
+     * Messenger CSAT: claims at most `batch` conversations of messenger chats that ended less than `recentMs` ago
+     * (a quiet end counted from when the resolution time ran out),
+     * are their chat's latest, were never asked and are unrated (skipping rows another transaction holds), and marks
+     * them asked at `now`. Run in the transaction that queues the question.
+     */
+    async claimCsatQuestions(now: Date, recentMs: number, batch: number): Promise<{ id: string; accountId: string; chatId: string; channelId: string }[]> {
+      return queryRows(
+        db,
+        sql`with due as (
+              select c.id from conversations c join chats ch on ch.id = c.chat_id join accounts a on a.id = c.account_id
+              where c.ended_at is not null and c.csat_asked_at is null and c.csat_rating is null
+                -- Recent by when the end took effect: a quiet end when the resolution time ran out after the last
+                -- customer message (its ended_at is the last message's time, a day or more before).
+                and greatest(c.ended_at, case when c.ended_by = 'quiet'
+                      then c.last_customer_message_at + make_interval(mins => a.resolution_quiet_minutes) end)
+                    > ${now.toISOString()}::timestamptz - make_interval(secs => ${recentMs / 1000})
+                and ch.channel_kind in ('telegram', 'whatsapp', 'facebook', 'instagram', 'viber') and not ch.banned
+                and not exists (select 1 from conversations n where n.chat_id = c.chat_id and n.started_at > c.started_at)
+              order by c.ended_at
+              limit ${batch}
+              for update of c skip locked)
+            update conversations c set csat_asked_at = ${now.toISOString()}::timestamptz from due
+            where c.id = due.id and c.csat_asked_at is null
+            returning c.id, c.account_id as "accountId", c.chat_id as "chatId", c.channel_id as "channelId"`,
+      );
+    },
+
+    /**
+     * Messenger CSAT: the conversation a customer's 1–5 in this chat rates, locked: the chat's latest conversation
+     * when it has ended, was asked less than `recentMs` before `now` and is unrated (any other customer message since
+     * the question started a newer conversation).
+     */
+    async askedForRating(channelId: string, externalChatId: string, now: Date, recentMs: number): Promise<{ id: string; accountId: string; chatId: string } | undefined> {
+      const [row] = await queryRows<{ id: string; accountId: string; chatId: string; endedAt: string | null; askedAt: string | null; rating: number | null }>(
+        db,
+        sql`select c.id, c.account_id as "accountId", c.chat_id as "chatId", c.ended_at as "endedAt",
+                   c.csat_asked_at as "askedAt", c.csat_rating as rating
+            from chats ch join conversations c on c.chat_id = ch.id
+            where ch.channel_id = ${channelId} and ch.external_chat_id = ${externalChatId} and not ch.banned
+            order by c.started_at desc limit 1
+            for update of c`,
+      );
+      if (!row || row.endedAt === null || row.askedAt === null || row.rating !== null) return undefined;
+      if (now.getTime() - new Date(row.askedAt).getTime() > recentMs) return undefined;
+      return { id: row.id, accountId: row.accountId, chatId: row.chatId };
+    },
+
     /** Marks that the customer was asked to rate the conversation (messengers: their next 1–5 is the rating). */
     async markAsked(conversationId: string, at: Date): Promise<void> {
       await db.execute(sql`update conversations set csat_asked_at = ${at.toISOString()}::timestamptz where id = ${conversationId}::uuid`);

@@ -2,6 +2,7 @@
 // resolution time end by quiet time, and ended ones 7 days old with no new conversation in their chat become
 // durable. Each process's timer enqueues the keyed job `conversations.sweep`, so the job queue's key and lease
 // make one process at a time run it however many run workers; the statements skip rows another transaction holds.
+// Each sweep also asks messenger customers whose conversation ended (by either) for a rating (csat-messenger.ts).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
@@ -21,6 +22,8 @@ export interface ConversationsSweepDeps {
   everyMs?: number;
   /** Told of each conversation the sweep ended (after its commit): the widget and messengers ask for a rating. */
   onEnded?: (ended: EndedConversation[]) => Promise<void>;
+  /** After each sweep: messenger conversations that ended (done or quiet) are asked `How did we do?` (csat-messenger.ts). */
+  askCsat?: (now: Date) => Promise<number>;
 }
 
 export function createConversationsSweep(deps: ConversationsSweepDeps) {
@@ -37,6 +40,7 @@ export function createConversationsSweep(deps: ConversationsSweepDeps) {
       if (batch.length < BATCH) break;
     }
     while ((await store.settleDurable(now, BATCH)) === BATCH);
+    if (deps.askCsat) await deps.askCsat(now);
     return ended;
   }
 

@@ -53,6 +53,13 @@ export interface SendContext {
    * as the option's number.
    */
   choices?: readonly string[];
+  /** `rating`: the choices are a CSAT question's 1–5, each tap sending its own number (no `0` line). */
+  choicesKind?: 'clarify' | 'rating';
+}
+
+/** The number a tap on choice `i` of `count` sends back: 1, 2 …, the clarification's last line 0. */
+export function choiceNumber(context: SendContext, i: number, count: number): string {
+  return String(context.choicesKind !== 'rating' && i === count - 1 ? 0 : i + 1);
 }
 
 export interface Connector {

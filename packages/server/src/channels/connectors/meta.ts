@@ -4,6 +4,7 @@
 // token name and text limit. The webhook is set in Meta's dashboard, so register/unregister do nothing.
 import type { ApiAnswer, MessengerHttp } from './messenger-http.ts';
 import {
+  choiceNumber,
   header,
   hmacHex,
   list,
@@ -15,6 +16,7 @@ import {
   type Credentials,
   type InboundMessage,
   type MediaRef,
+  type SendContext,
 } from './connector.ts';
 
 export const GRAPH_VERSION = 'v21.0';
@@ -40,9 +42,10 @@ interface ChoiceReply {
   number: string;
 }
 
-function choiceReplies(choices: readonly string[] | undefined): ChoiceReply[] | undefined {
+function choiceReplies(context: SendContext): ChoiceReply[] | undefined {
+  const choices = context.choices;
   if (!choices?.length) return undefined;
-  return choices.map((label, i) => ({ label, number: String(i === choices.length - 1 ? 0 : i + 1) }));
+  return choices.map((label, i) => ({ label, number: choiceNumber(context, i, choices.length) }));
 }
 
 /** WhatsApp's interactive list: rows with ids and titles of at most 24 characters, a body of at most 1,024. */
@@ -271,7 +274,7 @@ export function createMetaConnector({ http, graphUrl, kind }: { http: MessengerH
         await http.call(`${graphUrl}/${GRAPH_VERSION}/${path}`, {
           method: 'POST',
           headers: auth(credentials),
-          body: spec.sendBody(externalChatId, text, choiceReplies(context.choices)),
+          body: spec.sendBody(externalChatId, text, choiceReplies(context)),
         }),
       );
     },

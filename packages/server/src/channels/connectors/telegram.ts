@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiAnswer, MessengerHttp } from './messenger-http.ts';
 import {
+  choiceNumber,
   header,
   list,
   MessengerError,
@@ -150,7 +151,7 @@ export function createTelegramConnector({ http, apiUrl }: { http: MessengerHttp;
       const choices = context.choices;
       // Clarifying choices: an inline keyboard, one button per line, whose callback data is the option's number.
       const keyboard = choices?.length
-        ? { reply_markup: { inline_keyboard: choices.map((label, i) => [{ text: label, callback_data: String(i === choices.length - 1 ? 0 : i + 1) }]) } }
+        ? { reply_markup: { inline_keyboard: choices.map((label, i) => [{ text: label, callback_data: choiceNumber(context, i, choices.length) }]) } }
         : {};
       await call(botToken(credentials), 'sendMessage', { chat_id: externalChatId, text, ...keyboard });
     },

@@ -3,6 +3,7 @@
 // voice messages; pictures, videos, files and stickers come as media URLs.
 import type { ApiAnswer, MessengerHttp } from './messenger-http.ts';
 import {
+  choiceNumber,
   header,
   hmacHex,
   MessengerError,
@@ -130,7 +131,7 @@ export function createViberConnector({ http, apiUrl }: { http: MessengerHttp; ap
                   Columns: 6,
                   Rows: 1,
                   ActionType: 'reply',
-                  ActionBody: String(i === all.length - 1 ? 0 : i + 1),
+                  ActionBody: choiceNumber(context, i, all.length),
                   Text: label,
                 })),
               },
