@@ -2,11 +2,14 @@
 // or a thousand words up in a knowledge base, /healthz keeps answering. Through the public API (its 10,000-character
 // limit) and a Telegram update (no limit of its own: a 100 KB text).
 //
-// The bound, 200 ms, is on the server's own time: for each /healthz request, the shorter of its wall time and the
+// The bound, 350 ms, is on the server's own time: for each /healthz request, the shorter of its wall time and the
 // CPU time the process spent while it waited. On the shared 2-core machine (load average 15-21) a one-line
 // question's /healthz took 10-1,150 ms of wall time at 5-130 ms of CPU, so wall time alone cannot be held to
 // 200 ms there; the stalls this guards against are CPU (Porter2 on a 10,000-letter word: about 650 ms, on 100 KB
-// over a minute). Wall time has a generous bound of its own (5 s).
+// over a minute). Wall time has a generous bound of its own (5 s). It was 200 ms until the conversations trigger
+// (migration 0027) made each stored message's insert dearer: PGlite runs in the server's process, and a Telegram
+// update's whole handling (the message, the chat, the conversation, the job) fell within one /healthz wait of 201 ms
+// in a CI run; 350 ms still fails on the stalls above.
 import assert from 'node:assert/strict';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -18,7 +21,7 @@ import { ANSWER, messengerAccount } from './support/messenger-setup.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
 const FALLBACK = "I'm not sure I understood. Could you put it another way? You can also ask for a person.";
-const BUSIEST_HEALTHZ_MS = 200;
+const BUSIEST_HEALTHZ_MS = 350;
 const SLOWEST_HEALTHZ_MS = 5_000;
 const TOKEN = '123456789:AAHlongtextlongtextlongtext_token';
 
