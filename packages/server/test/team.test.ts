@@ -418,6 +418,16 @@ describe('roles: one rule per console route', () => {
     'createCannedResponse',
     'updateCannedResponse',
     'deleteCannedResponse',
+    // The reports (issue #36): every member reads them; the account's settings too (an admin changes them).
+    'getReportSummary',
+    'listReportConversations',
+    'downloadReportConversations',
+    'getAccountSettings',
+    // Replays (issue #37): an admin starts one; every member reads it and marks its items. The knowledge gaps.
+    'getReplay',
+    'listReplayItems',
+    'markReplayItem',
+    'listKnowledgeGaps',
   ].sort();
 
   test('walking every operation of the console document as an agent: exactly the allowed set passes, the rest is 403', async () => {
