@@ -70,7 +70,7 @@ describe('conversations and outcomes', () => {
     };
     /** The conversation of a chat once it has `messages` messages (the agent replied). */
     const conversationOf = (chatId: string, messages: number) =>
-      eventually(async () => (await ledger()).conversations.find((c) => c.chatId === chatId && c.messages >= messages), 10_000);
+      eventually(async () => (await ledger()).conversations.find((c) => c.chatId === chatId && c.messages >= messages), 30_000);
     return { owner, channelId, send, ledger, summary, chatIdOf, conversationOf };
   }
 
@@ -126,7 +126,7 @@ describe('conversations and outcomes', () => {
 
     // Quiet time passes: the sweep ends them.
     offset += 2 * MINUTE;
-    await eventually(async () => (await s.ledger({ outcome: 'open' })).conversations.length === 0, 10_000);
+    await eventually(async () => (await s.ledger({ outcome: 'open' })).conversations.length === 0, 30_000);
     const byChat = new Map((await s.ledger()).conversations.map((c) => [c.chatId, c]));
     assert.equal(byChat.get(answeredId)?.outcome, 'resolved_by_agent');
     assert.equal(byChat.get(answeredId)?.messages, 4);
@@ -187,7 +187,7 @@ describe('conversations and outcomes', () => {
     await eventually(async () => {
       const list = (await s.ledger({ from: new Date(Date.now() + offset - 9 * DAY).toISOString().slice(0, 10) })).conversations;
       return list.every((c) => c.outcome !== 'open' && (c.chatId === answeredId && c.id === first?.id ? c.durable === false : c.durable === true)) && list;
-    }, 10_000);
+    }, 30_000);
     const later = await s.summary({ from: new Date(Date.now() + offset - 9 * DAY).toISOString().slice(0, 10) });
     assert.equal(later.outcomes.resolvedByAgentDurable, 2, 'done, and the second conversation of `answered`');
   });
@@ -208,7 +208,7 @@ describe('conversations and outcomes', () => {
     await new Promise((resolve) => setTimeout(resolve, 300)); // a few sweeps: none may end it before 5 minutes
     assert.equal((await s.ledger({ outcome: 'open' })).conversations.length, 1);
     offset += 2 * MINUTE;
-    await eventually(async () => (await s.ledger({ outcome: 'open' })).conversations.length === 0, 10_000);
+    await eventually(async () => (await s.ledger({ outcome: 'open' })).conversations.length === 0, 30_000);
   });
 
   test('the setting: validation, admin only, each account its own', async () => {

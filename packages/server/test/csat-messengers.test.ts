@@ -185,7 +185,7 @@ const askedAt = async (chatId: string) =>
 /** A customer question answered by the agent: the chat's id once the answer went out. */
 async function answered(kind: string, externalChatId: string, sentCount: () => number, ask: () => Promise<{ status: number }>) {
   assert.equal((await ask()).status, 200);
-  await eventually(async () => sentCount() > 0, 10_000);
+  await eventually(async () => sentCount() > 0, 30_000);
   const chat = await account.chatOf(channels[kind] as string, externalChatId);
   return chat.id;
 }
@@ -195,7 +195,7 @@ describe('messenger CSAT', () => {
   test('telegram: done asks once with an inline keyboard of 1–5; a tap of 5 rates it, confirms the agent, starts nothing', async () => {
     const chatId = await answered('telegram', '8001', () => telegramSent(8001).length, () => telegramText(8001, QUESTION));
     await markDone(chatId);
-    const [, question] = await eventually(async () => telegramSent(8001).length > 1 && telegramSent(8001), 10_000);
+    const [, question] = await eventually(async () => telegramSent(8001).length > 1 && telegramSent(8001), 30_000);
     // The API's real shape, as the clarifying choices': reply_markup.inline_keyboard, rows of { text, callback_data }.
     assert.deepEqual(question?.json, {
       chat_id: '8001',
@@ -207,20 +207,20 @@ describe('messenger CSAT', () => {
     await eventually(async () => {
       const payloads = receiver.requests.map((r) => JSON.parse(r.body) as { chat?: { uniqueId: string }; messages?: { text: string }[] });
       return payloads.some((p) => p.chat?.uniqueId === `8001_${channels.telegram}` && p.messages?.some((m) => m.text === QUESTION_TEXT));
-    }, 10_000);
+    }, 30_000);
     // Later sweeps ask no more.
     offset += 2 * MINUTE;
-    await eventually(async () => (await sendsIdle(t)) && telegramSent(8001).length === 2, 10_000);
+    await eventually(async () => (await sendsIdle(t)) && telegramSent(8001).length === 2, 30_000);
 
     assert.equal((await telegramTap(8001, '5')).status, 200);
     const [rated] = await eventually(async () => {
       const list = await conversationsOf(chatId);
       return list[0]?.csat === 5 && list;
-    }, 10_000);
+    }, 30_000);
     assert.equal(rated?.outcome, 'resolved_by_agent');
     assert.equal(rated?.confirmed, true);
     assert.equal((await conversationsOf(chatId)).length, 1, 'the rating starts no conversation');
-    await eventually(() => sendsIdle(t), 10_000);
+    await eventually(() => sendsIdle(t), 30_000);
     assert.equal(telegramSent(8001).length, 2, 'no agent reply to the rating');
     const messages = await account.messages(chatId);
     assert.deepEqual(
@@ -234,7 +234,7 @@ describe('messenger CSAT', () => {
     );
     // A second 5 is an ordinary message: a new conversation, answered as usual.
     assert.equal((await telegramText(8001, '5')).status, 200);
-    await eventually(async () => (await conversationsOf(chatId)).length === 2, 10_000);
+    await eventually(async () => (await conversationsOf(chatId)).length === 2, 30_000);
   });
 
   test('whatsapp: quiet time asks with an interactive list of 1–5; the text " 4 " rates it; the summary counts it', async () => {
@@ -242,7 +242,7 @@ describe('messenger CSAT', () => {
     const from = '4915200001';
     const chatId = await answered('whatsapp', from, () => metaSent(from).length, () => whatsappMessage(from, { type: 'text', text: { body: QUESTION } }));
     offset += 24 * 60 * MINUTE + 2 * MINUTE; // the account's default resolution time: 24 hours
-    const [, question] = await eventually(async () => metaSent(from).length > 1 && metaSent(from), 10_000);
+    const [, question] = await eventually(async () => metaSent(from).length > 1 && metaSent(from), 30_000);
     // More than WhatsApp's 3 reply buttons: the list the clarifying choices use, one row per number.
     assert.deepEqual(question?.body, {
       messaging_product: 'whatsapp',
@@ -259,12 +259,12 @@ describe('messenger CSAT', () => {
     const [rated] = await eventually(async () => {
       const list = await conversationsOf(chatId);
       return list[0]?.csat === 4 && list;
-    }, 10_000);
+    }, 30_000);
     assert.equal(rated?.confirmed, true);
     assert.equal((await conversationsOf(chatId)).length, 1);
     const after = (await summary()).csat.agent;
     assert.equal(after.count, before.count + 1);
-    await eventually(() => sendsIdle(t), 10_000);
+    await eventually(() => sendsIdle(t), 30_000);
     assert.equal(metaSent(from).length, 2, 'no agent reply to the rating');
   });
 
@@ -272,13 +272,13 @@ describe('messenger CSAT', () => {
     const from = '4915200002';
     const chatId = await answered('whatsapp', from, () => metaSent(from).length, () => whatsappMessage(from, { type: 'text', text: { body: QUESTION } }));
     await markDone(chatId);
-    await eventually(async () => metaSent(from).length > 1, 10_000);
+    await eventually(async () => metaSent(from).length > 1, 30_000);
     const tap = { type: 'interactive', interactive: { type: 'list_reply', list_reply: { id: '2', title: '2' } } };
     assert.equal((await whatsappMessage(from, tap)).status, 200);
     const [rated] = await eventually(async () => {
       const list = await conversationsOf(chatId);
       return list[0]?.csat === 2 && list;
-    }, 10_000);
+    }, 30_000);
     assert.equal(rated?.confirmed, false);
     assert.equal((await conversationsOf(chatId)).length, 1);
   });
@@ -287,14 +287,14 @@ describe('messenger CSAT', () => {
     const from = '9100001';
     const chatId = await answered('facebook', from, () => metaSent(from).length, () => facebookMessage(from, { text: QUESTION }));
     await markDone(chatId);
-    const [, question] = await eventually(async () => metaSent(from).length > 1 && metaSent(from), 10_000);
+    const [, question] = await eventually(async () => metaSent(from).length > 1 && metaSent(from), 30_000);
     assert.deepEqual(question?.body, {
       recipient: { id: from },
       messaging_type: 'RESPONSE',
       message: { text: QUESTION_TEXT, quick_replies: RATING_LABELS.map((n) => ({ content_type: 'text', title: n, payload: n })) },
     });
     assert.equal((await facebookMessage(from, { text: '3', quick_reply: { payload: '3' } })).status, 200);
-    await eventually(async () => (await conversationsOf(chatId))[0]?.csat === 3, 10_000);
+    await eventually(async () => (await conversationsOf(chatId))[0]?.csat === 3, 30_000);
     assert.equal((await conversationsOf(chatId)).length, 1);
   });
 
@@ -302,7 +302,7 @@ describe('messenger CSAT', () => {
     const user = 'csat-1==';
     const chatId = await answered('viber', user, () => viberSent(user).length, () => viberText(user, QUESTION));
     await markDone(chatId);
-    const [, question] = await eventually(async () => viberSent(user).length > 1 && viberSent(user), 10_000);
+    const [, question] = await eventually(async () => viberSent(user).length > 1 && viberSent(user), 30_000);
     assert.equal(question?.json?.text, QUESTION_TEXT);
     // The API's real shape, as the clarifying choices': reply buttons whose ActionBody comes back as the text.
     assert.deepEqual(question?.json?.keyboard, {
@@ -312,16 +312,16 @@ describe('messenger CSAT', () => {
     });
 
     assert.equal((await viberText(user, QUESTION)).status, 200);
-    const calls = await eventually(async () => viberSent(user).length > 2 && viberSent(user), 10_000);
+    const calls = await eventually(async () => viberSent(user).length > 2 && viberSent(user), 30_000);
     assert.equal(calls[2]?.json?.text, ANSWER);
-    await eventually(async () => (await conversationsOf(chatId)).length === 2, 10_000);
+    await eventually(async () => (await conversationsOf(chatId)).length === 2, 30_000);
     // The question was answered by another message: this 5 belongs to the new conversation.
     assert.equal((await viberText(user, '5')).status, 200);
     await eventually(async () => {
       const list = await conversationsOf(chatId);
       const open = list.find((c) => c.endedAt === null);
       return open !== undefined && open.messages >= 3;
-    }, 10_000);
+    }, 30_000);
     assert.deepEqual((await conversationsOf(chatId)).map((c) => c.csat), [null, null]);
   });
 
@@ -329,9 +329,9 @@ describe('messenger CSAT', () => {
     const user = 'csat-2==';
     const chatId = await answered('viber', user, () => viberSent(user).length, () => viberText(user, QUESTION));
     await markDone(chatId);
-    await eventually(async () => viberSent(user).length > 1, 10_000);
+    await eventually(async () => viberSent(user).length > 1, 30_000);
     assert.equal((await viberText(user, '5')).status, 200);
-    await eventually(async () => (await conversationsOf(chatId))[0]?.csat === 5, 10_000);
+    await eventually(async () => (await conversationsOf(chatId))[0]?.csat === 5, 30_000);
     assert.equal((await conversationsOf(chatId)).length, 1);
   });
 
@@ -345,10 +345,10 @@ describe('messenger CSAT', () => {
     const update = { update_id: id, message: { message_id: id, from: tgFrom(8101), chat: tgChat(8101), date: Math.floor(Date.now() / 1000), text: QUESTION } };
     const posted = await t.request('POST', `/channels/telegram/${res.body.id}/webhook`, { body: update, headers: { 'x-telegram-bot-api-secret-token': secret } });
     assert.equal(posted.status, 200);
-    await eventually(async () => telegramSent(8101).length > 0, 10_000);
+    await eventually(async () => telegramSent(8101).length > 0, 30_000);
     const chat = await account.chatOf(res.body.id, '8101');
     await markDone(chat.id);
-    const [, question] = await eventually(async () => telegramSent(8101).length > 1 && telegramSent(8101), 10_000);
+    const [, question] = await eventually(async () => telegramSent(8101).length > 1 && telegramSent(8101), 30_000);
     assert.equal(question?.json?.text, 'Wie haben wir das gemacht? Antworten Sie mit einer Zahl von 1 bis 5 (5 ist am besten): 1, 2, 3, 4 oder 5.');
     assert.deepEqual(question?.json?.reply_markup, { inline_keyboard: RATING_LABELS.map((n) => [{ text: n, callback_data: n }]) });
   });
@@ -364,9 +364,9 @@ describe('messenger CSAT', () => {
     });
     assert.equal(res.status, 201, res.text);
     const chat = await account.chatOf(created.body.id, 'api-1');
-    await eventually(async () => (await conversationsOf(chat.id))[0]?.messages === 2, 10_000);
+    await eventually(async () => (await conversationsOf(chat.id))[0]?.messages === 2, 30_000);
     await markDone(chat.id);
-    await eventually(async () => (await conversationsOf(chat.id))[0]?.endedAt !== null, 10_000);
+    await eventually(async () => (await conversationsOf(chat.id))[0]?.endedAt !== null, 30_000);
 
     // A widget visitor's conversation (the widget asks in its frame, not with a message).
     const site = 'https://shop.example';
@@ -379,14 +379,14 @@ describe('messenger CSAT', () => {
     const sent = await t.request('POST', '/widget/v1/messages', { body: { text: QUESTION }, headers: { authorization: `Bearer ${session.body.token}` } });
     assert.equal(sent.status, 201, sent.text);
     const widgetChat = await account.chatOf(widget.body.id, session.body.visitorId);
-    await eventually(async () => (await conversationsOf(widgetChat.id))[0]?.messages === 2, 10_000);
+    await eventually(async () => (await conversationsOf(widgetChat.id))[0]?.messages === 2, 30_000);
     await markDone(widgetChat.id);
-    await eventually(async () => (await conversationsOf(widgetChat.id))[0]?.endedAt !== null, 10_000);
+    await eventually(async () => (await conversationsOf(widgetChat.id))[0]?.endedAt !== null, 30_000);
 
     // A telegram conversation ended after them is asked: the sweep that asked it passed the API and widget chats over.
     const telegramChat = await answered('telegram', '8002', () => telegramSent(8002).length, () => telegramText(8002, QUESTION));
     await markDone(telegramChat);
-    await eventually(async () => (await askedAt(telegramChat))[0] !== null, 10_000);
+    await eventually(async () => (await askedAt(telegramChat))[0] !== null, 30_000);
     assert.deepEqual(await askedAt(chat.id), [null]);
     assert.deepEqual((await account.messages(chat.id)).map((m) => m.text), [QUESTION, ANSWER]);
     assert.deepEqual(await askedAt(widgetChat.id), [null]);
