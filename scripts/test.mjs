@@ -81,9 +81,20 @@ const concurrency = Math.max(2, os.availableParallelism());
 // A file that hangs fails after PARLEY_TEST_FILE_TIMEOUT_MS (default 15 minutes; the slowest file takes about 3 on
 // a loaded 2-core machine) with its name in the report, instead of holding the whole run until CI's own limit.
 const fileTimeout = Number(process.env.PARLEY_TEST_FILE_TIMEOUT_MS ?? 15 * 60_000);
+// --test-force-exit: a file whose tests have all ended exits even if one left a server open (a failed assertion
+// before its close): the failure is reported at once rather than as the file's timeout 15 minutes later.
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${fileTimeout}`, '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-force-exit',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${fileTimeout}`,
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit', env },
 );
 // The browser tests skip themselves without Chromium (outside CI); say so once, after the report.
