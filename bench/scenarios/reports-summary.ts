@@ -1,6 +1,6 @@
 // reports summary at scale: one account with 1,000,000 conversations over 120 days (bulk-inserted into the
-// conversations table the triggers keep, with every outcome, handoffs, response times, ratings and members), two
-// other accounts with a quarter as many each, then GET /console/v1/reports/summary over the last 90 days with no
+// conversations table the triggers keep, with every outcome, handoffs, response times, ratings and members; the daily
+// rollup then counted from them in one statement), two other accounts with a quarter as many each, then GET /console/v1/reports/summary over the last 90 days with no
 // filter, a channel and a member, one request at a time. Latency is what counts here.
 import { sql } from 'drizzle-orm';
 import { createAccount, type BenchAccount } from '../lib/api.ts';
@@ -117,8 +117,14 @@ export const reportsSummary: Scenario = {
               AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = quote_ident(i.indexname)::regclass)`,
       );
       for (const { name } of indexes) await db.execute(sql.raw(`DROP INDEX ${name}`));
+      // The daily rollup is counted once after the rows (one grouped statement) rather than row by row by its triggers.
+      await db.execute(sql`ALTER TABLE conversations DISABLE TRIGGER USER`);
       const main = await seedAccount(db, account.accountId, count, 0);
       for (const [k, other] of accounts.slice(1).entries()) await seedAccount(db, other.accountId, Math.ceil(count / 4), (k + 1) * 10_000_000);
+      await db.execute(sql`ALTER TABLE conversations ENABLE TRIGGER USER`);
+      const rollupStarted = Date.now();
+      await db.execute(sql`SELECT conversation_days_rebuild()`);
+      log(`daily rollup counted in ${((Date.now() - rollupStarted) / 1000).toFixed(0)} s`);
       for (const { definition } of indexes) await db.execute(sql.raw(definition));
       await db.execute(sql`VACUUM ANALYZE`);
       return main;

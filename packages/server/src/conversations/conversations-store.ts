@@ -1,6 +1,8 @@
-// SQL of conversations (migration 0027): the reports' reads (one range scan of an account's conversations by start,
-// on conversations_account_started_idx or its per-channel twin), the sweep's ends by quiet time and settling of
-// `durable`, CSAT, the account's resolution time, and a bulk insert for benchmarks and seeding.
+// SQL of conversations (migrations 0027, 0029): the summary's reads (the daily rollup conversation_days, days ×
+// channels rows whatever the number of conversations, and the window's open conversations), the ledger (a range scan
+// of an account's conversations by start, on conversations_account_started_idx or its per-channel twin), the sweep's
+// ends by quiet time and settling of `durable`, CSAT, the account's resolution time, and a bulk insert for
+// benchmarks and seeding.
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.ts';
 
@@ -14,49 +16,48 @@ export interface ReportScope {
   memberId?: string;
 }
 
-export interface SummaryTotals {
-  conversations: number;
+/** A row of the daily rollup (conversation_days): the ended conversations of a day, channel and member. */
+export interface RollupRow {
+  day: string;
+  channelId: string;
+  memberId: string;
+  ended: number;
   resolvedByAgent: number;
   resolvedByAgentConfirmed: number;
   resolvedByAgentDurable: number;
   resolvedByTeam: number;
   handedOff: number;
   unanswered: number;
-  open: number;
-  answeredAfterChoice: number;
   endedHandedOff: number;
+  answeredAfterChoice: number;
   reasonModel: number;
   reasonCustomerRequest: number;
   reasonFallbacks: number;
-  agentP50: number | null;
-  agentP90: number | null;
-  teamP50: number | null;
-  teamP90: number | null;
-  resolutionP50: number | null;
-  resolutionP90: number | null;
+  csatCount: number;
+  csatSum: number;
   csatAgentCount: number;
-  csatAgentAverage: number | null;
+  csatAgentSum: number;
   csatTeamCount: number;
-  csatTeamAverage: number | null;
+  csatTeamSum: number;
+  /** Null in the per-member rows (only the team's histogram is read there). */
+  agentHist: number[] | null;
+  teamHist: number[];
+  resolutionHist: number[] | null;
 }
 
-export interface SummaryGroup {
-  day: string | null;
-  channelId: string | null;
-  channelName: string | null;
-  conversations: number;
-  resolvedByAgent: number;
-  handedOff: number;
-  resolvedByTeam: number;
+/** An open conversation of the window, its durations as buckets (conversation_bucket). */
+export interface OpenRow {
+  day: string;
+  channelId: string;
+  memberIds: string[];
+  agentBucket: number | null;
+  teamBucket: number | null;
+  handoffReason: string | null;
+  answeredAfterChoice: number;
 }
 
-export interface MemberFigures {
-  memberId: string;
-  name: string;
-  conversations: number;
-  firstResponseP50: number | null;
-  csatAverage: number | null;
-}
+/** The member_id of the rollup's rows that count every conversation. */
+export const EVERY_CONVERSATION = '00000000-0000-0000-0000-000000000000';
 
 export interface LedgerRow {
   id: string;
@@ -121,82 +122,85 @@ function scopeWhere(scope: ReportScope, alias = 'c'): SQL {
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 export function createConversationsStore(db: Executor) {
+  /** conversation_days rows of the scope's days and channel whose member is `member`, the histograms as numbers. */
+  async function rollupRows(scope: ReportScope, member: SQL, withAll: boolean): Promise<RollupRow[]> {
+    const rows = await queryRows<Record<string, unknown>>(
+      db,
+      sql`select to_char(d.day, 'YYYY-MM-DD') as day, d.channel_id as "channelId", d.member_id as "memberId", d.ended,
+                 d.resolved_by_agent as "resolvedByAgent", d.resolved_by_agent_confirmed as "resolvedByAgentConfirmed",
+                 d.resolved_by_agent_durable as "resolvedByAgentDurable", d.resolved_by_team as "resolvedByTeam",
+                 d.handed_off as "handedOff", d.unanswered, d.ended_handed_off as "endedHandedOff",
+                 d.answered_after_choice as "answeredAfterChoice", d.reason_model as "reasonModel",
+                 d.reason_customer_request as "reasonCustomerRequest", d.reason_fallbacks as "reasonFallbacks",
+                 d.csat_count as "csatCount", d.csat_sum as "csatSum", d.csat_agent_count as "csatAgentCount",
+                 d.csat_agent_sum as "csatAgentSum", d.csat_team_count as "csatTeamCount", d.csat_team_sum as "csatTeamSum",
+                 ${withAll ? sql`d.agent_hist` : sql`null::integer[]`} as "agentHist", d.team_hist as "teamHist",
+                 ${withAll ? sql`d.resolution_hist` : sql`null::integer[]`} as "resolutionHist"
+          from conversation_days d
+          where d.account_id = ${scope.accountId} and ${member}
+            and d.day >= ${scope.from.toISOString().slice(0, 10)}::date and d.day < ${scope.until.toISOString().slice(0, 10)}::date
+            ${scope.channelId !== undefined ? sql`and d.channel_id = ${scope.channelId}` : sql``}
+            and d.ended > 0`,
+    );
+    return rows.map((row) => {
+      const out = {} as Record<string, unknown>;
+      for (const [key, value] of Object.entries(row)) {
+        out[key] = key === 'day' || key === 'channelId' || key === 'memberId' ? value : Array.isArray(value) ? value.map(Number) : value === null ? null : Number(value);
+      }
+      return out as unknown as RollupRow;
+    });
+  }
+
   return {
-    /** Every figure of the summary that is not a breakdown: one scan of the window. */
-    async totals(scope: ReportScope): Promise<SummaryTotals> {
-      const [row] = await queryRows<Record<string, unknown>>(
-        db,
-        sql`select count(*)::int as conversations,
-              count(*) filter (where outcome = 'resolved_by_agent')::int as "resolvedByAgent",
-              count(*) filter (where outcome = 'resolved_by_agent' and confirmed)::int as "resolvedByAgentConfirmed",
-              count(*) filter (where outcome = 'resolved_by_agent' and durable)::int as "resolvedByAgentDurable",
-              count(*) filter (where outcome = 'resolved_by_team')::int as "resolvedByTeam",
-              count(*) filter (where outcome = 'handed_off')::int as "handedOff",
-              count(*) filter (where outcome = 'unanswered')::int as unanswered,
-              count(*) filter (where outcome is null)::int as open,
-              coalesce(sum(answered_after_choice), 0)::int as "answeredAfterChoice",
-              count(*) filter (where outcome is not null and handed_off_at is not null)::int as "endedHandedOff",
-              count(*) filter (where handoff_reason = 'model')::int as "reasonModel",
-              count(*) filter (where handoff_reason = 'customer_request')::int as "reasonCustomerRequest",
-              count(*) filter (where handoff_reason = 'fallbacks')::int as "reasonFallbacks",
-              percentile_cont(0.5) within group (order by first_agent_response_seconds) as "agentP50",
-              percentile_cont(0.9) within group (order by first_agent_response_seconds) as "agentP90",
-              percentile_cont(0.5) within group (order by first_team_response_seconds) as "teamP50",
-              percentile_cont(0.9) within group (order by first_team_response_seconds) as "teamP90",
-              percentile_cont(0.5) within group (order by extract(epoch from ended_at - started_at)) as "resolutionP50",
-              percentile_cont(0.9) within group (order by extract(epoch from ended_at - started_at)) as "resolutionP90",
-              count(csat_rating) filter (where outcome = 'resolved_by_agent')::int as "csatAgentCount",
-              avg(csat_rating) filter (where outcome = 'resolved_by_agent')::float8 as "csatAgentAverage",
-              count(csat_rating) filter (where outcome = 'resolved_by_team')::int as "csatTeamCount",
-              avg(csat_rating) filter (where outcome = 'resolved_by_team')::float8 as "csatTeamAverage"
-            from conversations c where ${scopeWhere(scope)}`,
-      );
-      const r = row ?? {};
-      const out = {} as Record<string, number | null>;
-      for (const [key, value] of Object.entries(r)) out[key] = num(value);
-      return out as unknown as SummaryTotals;
+    /**
+     * The rollup's rows of the window: those of every conversation, or those of `scope.memberId` (what a member filter
+     * keeps), per day and channel. At most days × channels rows, whatever the number of conversations.
+     */
+    async rollup(scope: ReportScope): Promise<RollupRow[]> {
+      return rollupRows(scope, sql`d.member_id = ${scope.memberId ?? EVERY_CONVERSATION}::uuid`, true);
     },
 
-    /** Per UTC day of start and per channel (with its name): one scan with two grouping sets. */
-    async groups(scope: ReportScope): Promise<SummaryGroup[]> {
-      return queryRows<SummaryGroup>(
-        db,
-        sql`select g.day, g.channel_id as "channelId", ch.name as "channelName", g.conversations, g."resolvedByAgent",
-                   g."handedOff", g."resolvedByTeam"
-            from (select to_char((started_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, channel_id,
-                         count(*)::int as conversations,
-                         count(*) filter (where outcome = 'resolved_by_agent')::int as "resolvedByAgent",
-                         count(*) filter (where outcome = 'handed_off')::int as "handedOff",
-                         count(*) filter (where outcome = 'resolved_by_team')::int as "resolvedByTeam"
-                  from conversations c where ${scopeWhere(scope)}
-                  group by grouping sets ((1), (2))) g
-            left join channels ch on ch.id = g.channel_id and ch.account_id = ${scope.accountId}
-            order by g.day nulls last, g.conversations desc, g.channel_id`,
+    /** The rollup's per-member rows of the window (the members who replied in its conversations). */
+    async memberRollup(scope: ReportScope): Promise<RollupRow[]> {
+      return rollupRows(
+        scope,
+        scope.memberId !== undefined ? sql`d.member_id = ${scope.memberId}::uuid` : sql`d.member_id <> ${EVERY_CONVERSATION}::uuid`,
+        false,
       );
     },
 
-    /** The members who replied in the window's conversations (one only with a member filter). */
-    async perMember(scope: ReportScope): Promise<MemberFigures[]> {
-      const rows = await queryRows<Record<string, unknown>>(
+    /** The window's open conversations (the rollup counts ended ones), through conversations_account_open_idx. */
+    async open(scope: ReportScope): Promise<OpenRow[]> {
+      const rows = await queryRows<Omit<OpenRow, 'answeredAfterChoice'> & { answeredAfterChoice: number | string }>(
         db,
-        sql`select m.member_id as "memberId", coalesce(mb.name, mb.email, 'Removed member') as name,
-                   count(*)::int as conversations,
-                   percentile_cont(0.5) within group (order by c.first_team_response_seconds) as "firstResponseP50",
-                   avg(c.csat_rating)::float8 as "csatAverage"
-            from conversations c cross join lateral unnest(c.member_ids) as m(member_id)
-            left join members mb on mb.id = m.member_id and mb.account_id = ${scope.accountId}
-            where ${scopeWhere(scope)} and cardinality(c.member_ids) > 0
-              ${scope.memberId !== undefined ? sql`and m.member_id = ${scope.memberId}::uuid` : sql``}
-            group by m.member_id, mb.name, mb.email
-            order by conversations desc, name`,
+        sql`select to_char((c.started_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, c.channel_id as "channelId",
+                   c.member_ids::text[] as "memberIds", conversation_bucket(c.first_agent_response_seconds) as "agentBucket",
+                   conversation_bucket(c.first_team_response_seconds) as "teamBucket", c.handoff_reason as "handoffReason",
+                   c.answered_after_choice as "answeredAfterChoice"
+            from conversations c where c.ended_at is null and ${scopeWhere(scope)}`,
       );
-      return rows.map((row) => ({
-        memberId: String(row.memberId),
-        name: String(row.name),
-        conversations: Number(row.conversations),
-        firstResponseP50: num(row.firstResponseP50),
-        csatAverage: num(row.csatAverage),
-      }));
+      return rows.map((row) => ({ ...row, answeredAfterChoice: Number(row.answeredAfterChoice) }));
+    },
+
+    /** The names of an account's channels among `ids`. */
+    async channelNames(accountId: string, ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await queryRows<{ id: string; name: string }>(
+        db,
+        sql`select id, name from channels where account_id = ${accountId} and id = any(${sql.param([...ids])}::text[])`,
+      );
+      return new Map(rows.map((row) => [row.id, row.name]));
+    },
+
+    /** The names (else e-mails) of an account's members among `ids`; a removed member is absent. */
+    async memberNames(accountId: string, ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await queryRows<{ id: string; name: string }>(
+        db,
+        sql`select id, coalesce(name, email) as name from members
+            where account_id = ${accountId} and id = any(${sql.param([...ids])}::uuid[])`,
+      );
+      return new Map(rows.map((row) => [row.id, row.name]));
     },
 
     /** A page of the ledger, newest start first, after the (startedAt, id) of `after`. */

@@ -1,5 +1,6 @@
 // The reports of Outcomes and reports (docs/architecture.md): the summary, the ledger (JSON pages and CSV rows) and
-// the account's resolution time. Windows are UTC days, `from` and `to` included; only the conversations table is read.
+// the account's resolution time. Windows are UTC days, `from` and `to` included. The summary reads the daily rollup
+// (migration 0029) and the open conversations; the ledger reads the conversations table.
 import {
   REPORT_RANGE_DAYS_MAX,
   RESOLUTION_QUIET_MINUTES_DEFAULT,
@@ -11,6 +12,7 @@ import type { Database } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import { createConversationsStore, type LedgerRow, type ReportScope } from './conversations-store.ts';
+import { composeSummary, namedIds } from './summary.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -77,48 +79,23 @@ export function ledgerItem(row: LedgerRow): LedgerConversation {
   };
 }
 
-const rate = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
-
 export function createReportsService({ db }: { db: Database }) {
   const store = createConversationsStore(db);
 
   return {
+    /**
+     * The summary: the rollup's rows of the window and the open conversations (on PostgreSQL side by side), then the
+     * names of the channels and members it lists. No read grows with the number of ended conversations.
+     */
     async summary(accountId: string, query: ReportQuery): Promise<ReportSummary> {
       const scope = reportScope(accountId, query);
-      const [t, groups, perMember] = await Promise.all([store.totals(scope), store.groups(scope), store.perMember(scope)]);
-      const ended = t.conversations - t.open;
-      return {
-        conversations: t.conversations,
-        outcomes: {
-          resolvedByAgent: t.resolvedByAgent,
-          resolvedByAgentConfirmed: t.resolvedByAgentConfirmed,
-          resolvedByAgentDurable: t.resolvedByAgentDurable,
-          resolvedByTeam: t.resolvedByTeam,
-          handedOff: t.handedOff,
-          unanswered: t.unanswered,
-          open: t.open,
-        },
-        answeredAfterChoice: t.answeredAfterChoice,
-        agentResolutionRate: rate(t.resolvedByAgent, ended),
-        handoffRate: rate(t.endedHandedOff, ended),
-        handoffReasons: { model: t.reasonModel, customer_request: t.reasonCustomerRequest, fallbacks: t.reasonFallbacks },
-        firstResponseSeconds: { agent: { p50: t.agentP50, p90: t.agentP90 }, team: { p50: t.teamP50, p90: t.teamP90 } },
-        resolutionSeconds: { p50: t.resolutionP50, p90: t.resolutionP90 },
-        csat: {
-          agent: { count: t.csatAgentCount, average: t.csatAgentAverage },
-          team: { count: t.csatTeamCount, average: t.csatTeamAverage },
-        },
-        perDay: dailyRows(scope, groups),
-        perChannel: groups
-          .filter((group) => group.channelId !== null)
-          .map((group) => ({
-            channelId: group.channelId as string,
-            name: group.channelName ?? '',
-            conversations: group.conversations,
-            resolvedByAgent: group.resolvedByAgent,
-          })),
-        perMember,
-      };
+      const [rollup, memberRollup, open] = await Promise.all([store.rollup(scope), store.memberRollup(scope), store.open(scope)]);
+      const ids = namedIds({ rollup, memberRollup, open }, scope.memberId);
+      const [channelNames, memberNames] = await Promise.all([
+        store.channelNames(accountId, ids.channels),
+        store.memberNames(accountId, ids.members),
+      ]);
+      return composeSummary(scope, { rollup, memberRollup, open, channelNames, memberNames });
     },
 
     /** A page of the ledger; `nextCursor` null on the last page. */
@@ -170,24 +147,6 @@ export function createReportsService({ db }: { db: Database }) {
       return this.settings(accountId);
     },
   };
-}
-
-/** One row per UTC day of the window, oldest first (days without conversations included, with 0). */
-function dailyRows(scope: ReportScope, groups: Awaited<ReturnType<ReturnType<typeof createConversationsStore>['groups']>>): ReportSummary['perDay'] {
-  const byDay = new Map(groups.filter((group) => group.day !== null).map((group) => [group.day as string, group]));
-  const days: ReportSummary['perDay'] = [];
-  for (let at = scope.from.getTime(); at < scope.until.getTime(); at += DAY_MS) {
-    const date = new Date(at).toISOString().slice(0, 10);
-    const group = byDay.get(date);
-    days.push({
-      date,
-      conversations: group?.conversations ?? 0,
-      resolvedByAgent: group?.resolvedByAgent ?? 0,
-      handedOff: group?.handedOff ?? 0,
-      resolvedByTeam: group?.resolvedByTeam ?? 0,
-    });
-  }
-  return days;
 }
 
 export type ReportsService = ReturnType<typeof createReportsService>;

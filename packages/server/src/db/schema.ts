@@ -927,9 +927,49 @@ export const conversations = pgTable(
     index('conversations_account_channel_started_idx').on(t.accountId, t.channelId, t.startedAt, t.id),
     uniqueIndex('conversations_chat_open_key').on(t.chatId).where(sql`${t.endedAt} is null`),
     index('conversations_chat_started_idx').on(t.chatId, t.startedAt.desc()),
-    index('conversations_open_quiet_idx').on(t.lastCustomerMessageAt).where(sql`${t.endedAt} is null`),
+    // Open ones by account and start: a summary's live part and the sweep (migration 0029; fillfactor 80).
+    index('conversations_account_open_idx').on(t.accountId, t.startedAt).where(sql`${t.endedAt} is null`),
     index('conversations_durable_pending_idx').on(t.endedAt).where(sql`${t.endedAt} is not null and ${t.durable} is null`),
   ],
+);
+
+/**
+ * The reports' daily rollup of ended conversations (migration 0029), kept by triggers on conversations: per account,
+ * member (the nil uuid: every conversation; else those the member replied in), UTC day of start and channel, the
+ * counts of a summary and three histograms of 185 log-spaced buckets (conversations/duration-histogram.ts).
+ */
+export const conversationDays = pgTable(
+  'conversation_days',
+  {
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    memberId: uuid('member_id').notNull(),
+    day: date('day').notNull(),
+    channelId: text('channel_id').notNull(),
+    ended: integer('ended').notNull().default(0),
+    resolvedByAgent: integer('resolved_by_agent').notNull().default(0),
+    resolvedByAgentConfirmed: integer('resolved_by_agent_confirmed').notNull().default(0),
+    resolvedByAgentDurable: integer('resolved_by_agent_durable').notNull().default(0),
+    resolvedByTeam: integer('resolved_by_team').notNull().default(0),
+    handedOff: integer('handed_off').notNull().default(0),
+    unanswered: integer('unanswered').notNull().default(0),
+    endedHandedOff: integer('ended_handed_off').notNull().default(0),
+    answeredAfterChoice: integer('answered_after_choice').notNull().default(0),
+    reasonModel: integer('reason_model').notNull().default(0),
+    reasonCustomerRequest: integer('reason_customer_request').notNull().default(0),
+    reasonFallbacks: integer('reason_fallbacks').notNull().default(0),
+    csatCount: integer('csat_count').notNull().default(0),
+    csatSum: integer('csat_sum').notNull().default(0),
+    csatAgentCount: integer('csat_agent_count').notNull().default(0),
+    csatAgentSum: integer('csat_agent_sum').notNull().default(0),
+    csatTeamCount: integer('csat_team_count').notNull().default(0),
+    csatTeamSum: integer('csat_team_sum').notNull().default(0),
+    agentHist: integer('agent_hist').array().notNull(),
+    teamHist: integer('team_hist').array().notNull(),
+    resolutionHist: integer('resolution_hist').array().notNull(),
+  },
+  (t) => [primaryKey({ name: 'conversation_days_pk', columns: [t.accountId, t.memberId, t.day, t.channelId] })],
 );
 
 /** parley_conversations_total{outcome}: ended conversations by outcome, 16 shards (migration 0027). */

@@ -145,6 +145,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (process.env.PARLEY_TEST_LOGS) process.stderr.write(chunk);
       done();
     },
   });
