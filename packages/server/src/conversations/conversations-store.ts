@@ -39,10 +39,10 @@ export interface RollupRow {
   csatAgentSum: number;
   csatTeamCount: number;
   csatTeamSum: number;
-  /** Null in the per-member rows (only the team's histogram is read there). */
-  agentHist: number[] | null;
-  teamHist: number[];
-  resolutionHist: number[] | null;
+  /** The histograms as `array_to_string(…, ',')` (duration-histogram.ts); null in the per-member rows but the team's. */
+  agentHist: string | null;
+  teamHist: string;
+  resolutionHist: string | null;
 }
 
 /** An open conversation of the window, its durations as buckets (conversation_bucket). */
@@ -134,8 +134,9 @@ export function createConversationsStore(db: Executor) {
                  d.reason_customer_request as "reasonCustomerRequest", d.reason_fallbacks as "reasonFallbacks",
                  d.csat_count as "csatCount", d.csat_sum as "csatSum", d.csat_agent_count as "csatAgentCount",
                  d.csat_agent_sum as "csatAgentSum", d.csat_team_count as "csatTeamCount", d.csat_team_sum as "csatTeamSum",
-                 ${withAll ? sql`d.agent_hist` : sql`null::integer[]`} as "agentHist", d.team_hist as "teamHist",
-                 ${withAll ? sql`d.resolution_hist` : sql`null::integer[]`} as "resolutionHist"
+                 ${withAll ? sql`array_to_string(d.agent_hist, ',')` : sql`null`} as "agentHist",
+                 array_to_string(d.team_hist, ',') as "teamHist",
+                 ${withAll ? sql`array_to_string(d.resolution_hist, ',')` : sql`null`} as "resolutionHist"
           from conversation_days d
           where d.account_id = ${scope.accountId} and ${member}
             and d.day >= ${scope.from.toISOString().slice(0, 10)}::date and d.day < ${scope.until.toISOString().slice(0, 10)}::date
@@ -145,7 +146,7 @@ export function createConversationsStore(db: Executor) {
     return rows.map((row) => {
       const out = {} as Record<string, unknown>;
       for (const [key, value] of Object.entries(row)) {
-        out[key] = key === 'day' || key === 'channelId' || key === 'memberId' ? value : Array.isArray(value) ? value.map(Number) : value === null ? null : Number(value);
+        out[key] = typeof value === 'number' || value === null || key === 'day' || key.endsWith('Id') || key.endsWith('Hist') ? value : Number(value);
       }
       return out as unknown as RollupRow;
     });
@@ -171,15 +172,19 @@ export function createConversationsStore(db: Executor) {
 
     /** The window's open conversations (the rollup counts ended ones), through conversations_account_open_idx. */
     async open(scope: ReportScope): Promise<OpenRow[]> {
-      const rows = await queryRows<Omit<OpenRow, 'answeredAfterChoice'> & { answeredAfterChoice: number | string }>(
+      const rows = await queryRows<Omit<OpenRow, 'answeredAfterChoice' | 'memberIds'> & { answeredAfterChoice: number | string; memberIds: string }>(
         db,
         sql`select to_char((c.started_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, c.channel_id as "channelId",
-                   c.member_ids::text[] as "memberIds", conversation_bucket(c.first_agent_response_seconds) as "agentBucket",
+                   array_to_string(c.member_ids, ',') as "memberIds", conversation_bucket(c.first_agent_response_seconds) as "agentBucket",
                    conversation_bucket(c.first_team_response_seconds) as "teamBucket", c.handoff_reason as "handoffReason",
                    c.answered_after_choice as "answeredAfterChoice"
             from conversations c where c.ended_at is null and ${scopeWhere(scope)}`,
       );
-      return rows.map((row) => ({ ...row, answeredAfterChoice: Number(row.answeredAfterChoice) }));
+      return rows.map((row) => ({
+        ...row,
+        memberIds: row.memberIds === '' ? [] : row.memberIds.split(','),
+        answeredAfterChoice: Number(row.answeredAfterChoice),
+      }));
     },
 
     /** The names of an account's channels among `ids`. */

@@ -12,10 +12,25 @@ export function emptyHistogram(): Histogram {
   return new Array<number>(HISTOGRAM_BUCKETS).fill(0);
 }
 
-/** Adds `source` (a stored histogram) into `target`. */
-export function addHistogram(target: Histogram, source: readonly number[] | null | undefined): void {
-  if (!source) return;
-  for (let i = 0; i < HISTOGRAM_BUCKETS; i += 1) target[i] = (target[i] ?? 0) + Number(source[i] ?? 0);
+/**
+ * Adds a stored histogram, as `array_to_string(hist, ',')` reads it (counts are never negative), into `target`: a
+ * summary adds hundreds of them, and reading the text in place allocates nothing.
+ */
+export function addHistogram(target: Histogram, text: string | null): void {
+  if (text === null || text === '') return;
+  let index = 0;
+  let value = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === 44) {
+      target[index] = (target[index] ?? 0) + value;
+      index += 1;
+      value = 0;
+    } else {
+      value = value * 10 + (code - 48);
+    }
+  }
+  target[index] = (target[index] ?? 0) + value;
 }
 
 /** Counts one value of bucket `bucket` (1-based, as conversation_bucket returns it; null: none). */

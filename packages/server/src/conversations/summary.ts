@@ -50,9 +50,14 @@ function breakdown(map: Map<string, Breakdown>, key: string): Breakdown {
 
 /** The ids of the channels and members the summary names (their names are read once for all). */
 export function namedIds(parts: Pick<SummaryParts, 'rollup' | 'memberRollup' | 'open'>, memberFilter?: string): { channels: string[]; members: string[] } {
-  const channels = new Set<string>([...parts.rollup, ...parts.open].map((row) => row.channelId));
-  const members = new Set<string>(parts.memberRollup.map((row) => row.memberId));
-  for (const row of parts.open) for (const id of row.memberIds) if (memberFilter === undefined || id === memberFilter) members.add(id);
+  const channels = new Set<string>();
+  const members = new Set<string>();
+  for (const row of parts.rollup) channels.add(row.channelId);
+  for (const row of parts.memberRollup) members.add(row.memberId);
+  for (const row of parts.open) {
+    channels.add(row.channelId);
+    for (const id of row.memberIds) if (memberFilter === undefined || id === memberFilter) members.add(id);
+  }
   return { channels: [...channels], members: [...members] };
 }
 
@@ -67,8 +72,9 @@ export function composeSummary(scope: ReportScope, parts: SummaryParts): ReportS
     unanswered: 0, endedHandedOff: 0, answeredAfterChoice: 0, reasonModel: 0, reasonCustomerRequest: 0, reasonFallbacks: 0,
     csatAgentCount: 0, csatAgentSum: 0, csatTeamCount: 0, csatTeamSum: 0,
   };
+  const keys = Object.keys(t) as (keyof typeof t)[];
   for (const row of parts.rollup) {
-    for (const key of Object.keys(t) as (keyof typeof t)[]) t[key] += row[key];
+    for (const key of keys) t[key] += row[key];
     addHistogram(agent, row.agentHist);
     addHistogram(team, row.teamHist);
     addHistogram(resolution, row.resolutionHist);
