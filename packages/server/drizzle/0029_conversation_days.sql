@@ -6,7 +6,7 @@
 -- quiet time), and the changes of an ended one (its rating, `confirmed`, `durable`, its deletion with its chat). The
 -- durations (first agent response, first team response, resolution) are histograms of 185 log-spaced buckets: the
 -- first holds [0, 0.5 s), bucket k > 1 holds [0.5 s · 2^((k-2)/8), 0.5 s · 2^((k-1)/8)) (9 % wide), the last also
--- everything longer (48.5 days and more). Open conversations, few by nature (at most the account's quiet time of
+-- everything longer (48.5 days and more); each is stored over the span of buckets it has counted in. Open conversations, few by nature (at most the account's quiet time of
 -- them), are read live from the conversations table through conversations_account_open_idx.
 CREATE TABLE "conversation_days" (
   "account_id" uuid NOT NULL REFERENCES "accounts"("id") ON DELETE CASCADE,
@@ -42,15 +42,17 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE WHEN seconds IS NULL THEN NULL WHEN seconds < 0.5 THEN 1
               ELSE least(185, 2 + floor(8 * ln(seconds / 0.5) / ln(2))::integer) END
 $$;--> statement-breakpoint
--- A histogram with `n` more in bucket `b` (a null histogram is all zeros; a null bucket changes nothing).
+-- A histogram with `n` more in bucket `b`. A histogram is an array whose subscripts are its buckets and span only
+-- those it has counted in (`'[49:51]={1,0,3}'`; a null inside is a 0; null or `'{}'` is empty): a summary reads
+-- them whole, and most durations fill a third of the buckets or less. A null bucket changes nothing.
 CREATE FUNCTION conversation_hist_add(h integer[], b integer, n integer) RETURNS integer[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
   IF h IS NULL THEN
-    h := array_fill(0, ARRAY[185]);
+    h := '{}';
   END IF;
   IF b IS NOT NULL THEN
-    h[b] := h[b] + n;
+    h[b] := coalesce(h[b], 0) + n;
   END IF;
   RETURN h;
 END $$;--> statement-breakpoint
@@ -183,10 +185,9 @@ LANGUAGE sql AS $$
          coalesce(sum(c.csat_rating) FILTER (WHERE c.outcome = 'resolved_by_agent'), 0),
          count(c.csat_rating) FILTER (WHERE c.outcome = 'resolved_by_team'),
          coalesce(sum(c.csat_rating) FILTER (WHERE c.outcome = 'resolved_by_team'), 0),
-         coalesce(conversation_hist(conversation_bucket(c.first_agent_response_seconds)), array_fill(0, ARRAY[185])),
-         coalesce(conversation_hist(conversation_bucket(c.first_team_response_seconds)), array_fill(0, ARRAY[185])),
-         coalesce(conversation_hist(conversation_bucket(extract(epoch FROM c.ended_at - c.started_at)::double precision)),
-                  array_fill(0, ARRAY[185]))
+         conversation_hist(conversation_bucket(c.first_agent_response_seconds)),
+         conversation_hist(conversation_bucket(c.first_team_response_seconds)),
+         conversation_hist(conversation_bucket(extract(epoch FROM c.ended_at - c.started_at)::double precision))
   FROM conversations c
   CROSS JOIN LATERAL unnest(ARRAY['00000000-0000-0000-0000-000000000000'::uuid] || c.member_ids) AS m
   WHERE c.ended_at IS NOT NULL

@@ -256,6 +256,19 @@ describe('reports', () => {
     assert.equal(open[0]?.endedAt, null);
     assert.equal((await ledger({ outcome: 'handed_off' })).body.conversations.length, 1);
     assert.equal((await ledger({ memberId })).body.conversations.length, 2);
+    // `only`: the conversations of each figure of the summary, as many as the figure counts.
+    const only = async (figure: string, extra: Record<string, string> = {}) => {
+      const res = await ledger({ only: figure, limit: '200', ...extra });
+      assert.equal(res.status, 200, res.text);
+      return res.body.conversations;
+    };
+    const counts: Record<string, number> = {
+      confirmed: 1, durable: 2, handed_off: 3, model: 1, customer_request: 2, fallbacks: 0, rated: 3, agent_response: 10,
+      team_response: 2, ended: 9, after_choice: 1,
+    };
+    for (const [figure, count] of Object.entries(counts)) assert.equal((await only(figure)).length, count, figure);
+    assert.deepEqual((await only('rated', { outcome: 'resolved_by_agent' })).map((c) => c.csat).sort(), [2, 5]);
+    assert.ok((await only('durable')).every((c) => c.durable === true));
     assert.equal((await ledger({ limit: '200' })).body.conversations.length, 10);
     assert.equal((await ledger({}, agentToken)).status, 200, 'an agent reads the reports');
   });
@@ -304,6 +317,7 @@ describe('reports', () => {
     }
     assert.equal((await t.console(owner.token, 'GET', '/reports/summary', { query: { from: '2026-01-10' } })).status, 400);
     assert.equal((await ledger({ outcome: 'resolved' })).status, 400);
+    assert.equal((await ledger({ only: 'happy' })).status, 400);
     assert.equal((await ledger({ limit: '201' })).status, 400);
     assert.equal((await ledger({ limit: '0' })).status, 400);
     const badCursor = await ledger({ cursor: 'bm9wZQ' });

@@ -117,6 +117,7 @@ describe('reports in the web account', browserTests, () => {
         'Handoff rate: 33.3%',
         // Nobody rated: no average, a dash.
         'Rated the agent, average of 5: —',
+        'Answered after a choice: 0',
       ]) {
         assert.equal(await figure(page, name).count(), 1, name);
       }
@@ -146,6 +147,12 @@ describe('reports in the web account', browserTests, () => {
         assert.equal(await figure(page, name).count(), 1, name);
       }
       await figure(page, 'Handed off: 1').click();
+      await ledger.getByRole('link', { name: 'Carol Person', exact: true }).waitFor({ timeout: WAIT });
+      assert.equal(await ledger.getByRole('row').count(), 2);
+      await page.goBack();
+      await figure(page, 'Conversations: 2').waitFor({ timeout: WAIT });
+      // A figure its outcome cannot name: the server keeps the conversations it counts (the ledger's `only`).
+      await figure(page, 'The customer asked for a person: 1').click();
       await ledger.getByRole('link', { name: 'Carol Person', exact: true }).waitFor({ timeout: WAIT });
       assert.equal(await ledger.getByRole('row').count(), 2);
       await page.goBack();

@@ -11,6 +11,24 @@ export type ConversationOutcome = (typeof CONVERSATION_OUTCOMES)[number];
 /** The ledger's `outcome` filter and field: an ended conversation's outcome, or `open` while it runs. */
 export const LEDGER_OUTCOMES = [...CONVERSATION_OUTCOMES, 'open'] as const;
 export const HANDOFF_REASONS_REPORTED = ['model', 'customer_request', 'fallbacks'] as const;
+/**
+ * The ledger's `only` filter: the conversations a summary figure counts that `outcome` cannot name (with `outcome` for
+ * those of one outcome: `outcome=resolved_by_agent&only=confirmed`).
+ */
+export const LEDGER_FIGURES = [
+  'confirmed',
+  'durable',
+  'handed_off',
+  'model',
+  'customer_request',
+  'fallbacks',
+  'rated',
+  'agent_response',
+  'team_response',
+  'ended',
+  'after_choice',
+] as const;
+export type LedgerFigure = (typeof LEDGER_FIGURES)[number];
 
 export const RESOLUTION_QUIET_MINUTES_MIN = 1;
 export const RESOLUTION_QUIET_MINUTES_MAX = 10080;
@@ -25,6 +43,11 @@ const Fraction = nullable(Type.Number({ minimum: 0, maximum: 1 }));
 const Seconds = nullable(Type.Number({ minimum: 0 }));
 const Percentiles = object({ p50: Seconds, p90: Seconds });
 const CsatFigure = object({ count: Type.Integer(), average: nullable(Type.Number()) });
+
+const OnlyParam = stringEnum(LEDGER_FIGURES, {
+  description:
+    'the conversations of one figure: confirmed, durable, handed_off (ended after a handoff), model / customer_request / fallbacks (the handoff reason), rated, agent_response / team_response (with a first response), ended, after_choice (an answer after a pick)',
+});
 
 const ReportFilters = {
   from: DateParam,
@@ -124,6 +147,7 @@ export const reportRoutes = {
       querystring: object({
         ...ReportFilters,
         outcome: Type.Optional(stringEnum(LEDGER_OUTCOMES)),
+        only: Type.Optional(OnlyParam),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LEDGER_LIMIT_MAX, default: 50 })),
         cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       }),
@@ -140,7 +164,7 @@ export const reportRoutes = {
       'Columns as the ledger: id, chatId, channelId, customerName, startedAt, endedAt, outcome, confirmed, durable, handoffReason, firstAgentResponseSeconds, firstTeamResponseSeconds, assignee (name), csat, messages. RFC 4180 quoting; a cell starting with = + - @ is prefixed with an apostrophe.',
     tags: ['Reports'],
     schema: {
-      querystring: object({ ...ReportFilters, outcome: Type.Optional(stringEnum(LEDGER_OUTCOMES)) }),
+      querystring: object({ ...ReportFilters, outcome: Type.Optional(stringEnum(LEDGER_OUTCOMES)), only: Type.Optional(OnlyParam) }),
       response: { 200: Type.String({ description: 'text/csv' }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
     },
   }),

@@ -3,6 +3,7 @@
 // of an account's conversations by start, on conversations_account_started_idx or its per-channel twin), the sweep's
 // ends by quiet time and settling of `durable`, CSAT, the account's resolution time, and a bulk insert for
 // benchmarks and seeding.
+import type { LedgerFigure } from '@parley/contracts';
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.ts';
 
@@ -39,21 +40,29 @@ export interface RollupRow {
   csatAgentSum: number;
   csatTeamCount: number;
   csatTeamSum: number;
-  /** The histograms as `array_to_string(…, ',')` (duration-histogram.ts); null in the per-member rows but the team's. */
+  /** The histograms as `<first bucket>:<counts>` (duration-histogram.ts), null when empty; the per-member rows read only the team's. */
   agentHist: string | null;
-  teamHist: string;
+  teamHist: string | null;
   resolutionHist: string | null;
 }
 
-/** An open conversation of the window, its durations as buckets (conversation_bucket). */
-export interface OpenRow {
-  day: string;
-  channelId: string;
-  memberIds: string[];
-  agentBucket: number | null;
-  teamBucket: number | null;
-  handoffReason: string | null;
-  answeredAfterChoice: number;
+/** The window's open conversations, counted by the database (the rollup counts ended ones). */
+export interface OpenFigures {
+  /** Per UTC day of start and channel. */
+  days: {
+    day: string;
+    channelId: string;
+    conversations: number;
+    answeredAfterChoice: number;
+    reasonModel: number;
+    reasonCustomerRequest: number;
+    reasonFallbacks: number;
+  }[];
+  /** How many have a first agent (team) response in each bucket (conversation_bucket). */
+  agentBuckets: { bucket: number; count: number }[];
+  teamBuckets: { bucket: number; count: number }[];
+  /** Per member who replied (only the filtered one with a member filter) and bucket of the first team response. */
+  members: { memberId: string; bucket: number | null; count: number }[];
 }
 
 /** The member_id of the rollup's rows that count every conversation. */
@@ -119,6 +128,24 @@ function scopeWhere(scope: ReportScope, alias = 'c'): SQL {
     ${scope.memberId !== undefined ? sql`and ${scope.memberId}::uuid = any(${c}.member_ids)` : sql``}`;
 }
 
+/** The conversations a figure of the summary counts (the ledger's `only`), as the rollup counts them. */
+const FIGURES: Record<LedgerFigure, SQL> = {
+  confirmed: sql`c.confirmed`,
+  durable: sql`c.durable is true`,
+  handed_off: sql`c.outcome is not null and c.handed_off_at is not null`,
+  model: sql`c.handoff_reason = 'model'`,
+  customer_request: sql`c.handoff_reason = 'customer_request'`,
+  fallbacks: sql`c.handoff_reason = 'fallbacks'`,
+  rated: sql`c.csat_rating is not null`,
+  agent_response: sql`c.first_agent_response_seconds is not null`,
+  team_response: sql`c.first_team_response_seconds is not null`,
+  ended: sql`c.outcome is not null`,
+  after_choice: sql`c.answered_after_choice > 0`,
+};
+
+/** A stored histogram as `<first bucket>:<counts>` (`49:1,0,3`), null when empty (duration-histogram.ts reads it). */
+const histText = (column: SQL): SQL => sql`array_lower(${column}, 1) || ':' || array_to_string(${column}, ',', '0')`;
+
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 export function createConversationsStore(db: Executor) {
@@ -134,9 +161,8 @@ export function createConversationsStore(db: Executor) {
                  d.reason_customer_request as "reasonCustomerRequest", d.reason_fallbacks as "reasonFallbacks",
                  d.csat_count as "csatCount", d.csat_sum as "csatSum", d.csat_agent_count as "csatAgentCount",
                  d.csat_agent_sum as "csatAgentSum", d.csat_team_count as "csatTeamCount", d.csat_team_sum as "csatTeamSum",
-                 ${withAll ? sql`array_to_string(d.agent_hist, ',')` : sql`null`} as "agentHist",
-                 array_to_string(d.team_hist, ',') as "teamHist",
-                 ${withAll ? sql`array_to_string(d.resolution_hist, ',')` : sql`null`} as "resolutionHist"
+                 ${withAll ? histText(sql`d.agent_hist`) : sql`null`} as "agentHist", ${histText(sql`d.team_hist`)} as "teamHist",
+                 ${withAll ? histText(sql`d.resolution_hist`) : sql`null`} as "resolutionHist"
           from conversation_days d
           where d.account_id = ${scope.accountId} and ${member}
             and d.day >= ${scope.from.toISOString().slice(0, 10)}::date and d.day < ${scope.until.toISOString().slice(0, 10)}::date
@@ -170,21 +196,60 @@ export function createConversationsStore(db: Executor) {
       );
     },
 
-    /** The window's open conversations (the rollup counts ended ones), through conversations_account_open_idx. */
-    async open(scope: ReportScope): Promise<OpenRow[]> {
-      const rows = await queryRows<Omit<OpenRow, 'answeredAfterChoice' | 'memberIds'> & { answeredAfterChoice: number | string; memberIds: string }>(
+    /**
+     * The window's open conversations (the rollup counts ended ones) through conversations_account_open_idx, counted
+     * by the database: per day and channel, per bucket of the first responses, per member.
+     */
+    async open(scope: ReportScope): Promise<OpenFigures> {
+      const grouped = await queryRows<{
+        kind: 'day' | 'agent' | 'team';
+        day: string | null;
+        channelId: string | null;
+        agentBucket: number | null;
+        teamBucket: number | null;
+        conversations: number;
+        answeredAfterChoice: number;
+        reasonModel: number;
+        reasonCustomerRequest: number;
+        reasonFallbacks: number;
+      }>(
         db,
-        sql`select to_char((c.started_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, c.channel_id as "channelId",
-                   array_to_string(c.member_ids, ',') as "memberIds", conversation_bucket(c.first_agent_response_seconds) as "agentBucket",
-                   conversation_bucket(c.first_team_response_seconds) as "teamBucket", c.handoff_reason as "handoffReason",
-                   c.answered_after_choice as "answeredAfterChoice"
-            from conversations c where c.ended_at is null and ${scopeWhere(scope)}`,
+        sql`with o as (
+              select to_char((c.started_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, c.channel_id,
+                     conversation_bucket(c.first_agent_response_seconds) as agent,
+                     conversation_bucket(c.first_team_response_seconds) as team, c.answered_after_choice, c.handoff_reason
+              from conversations c where c.ended_at is null and ${scopeWhere(scope)})
+            select case when grouping(day, channel_id) = 0 then 'day' when grouping(agent) = 0 then 'agent' else 'team' end as kind,
+                   day, channel_id as "channelId", agent as "agentBucket", team as "teamBucket", count(*)::int as conversations,
+                   coalesce(sum(answered_after_choice), 0)::int as "answeredAfterChoice",
+                   count(*) filter (where handoff_reason = 'model')::int as "reasonModel",
+                   count(*) filter (where handoff_reason = 'customer_request')::int as "reasonCustomerRequest",
+                   count(*) filter (where handoff_reason = 'fallbacks')::int as "reasonFallbacks"
+            from o group by grouping sets ((day, channel_id), (agent), (team))`,
       );
-      return rows.map((row) => ({
-        ...row,
-        memberIds: row.memberIds === '' ? [] : row.memberIds.split(','),
-        answeredAfterChoice: Number(row.answeredAfterChoice),
-      }));
+      const members = await queryRows<{ memberId: string; bucket: number | null; count: number }>(
+        db,
+        sql`select m::text as "memberId", conversation_bucket(c.first_team_response_seconds) as bucket, count(*)::int as count
+            from conversations c cross join lateral unnest(c.member_ids) as m
+            where c.ended_at is null and ${scopeWhere(scope)}
+              ${scope.memberId !== undefined ? sql`and m = ${scope.memberId}::uuid` : sql``}
+            group by 1, 2`,
+      );
+      const buckets = (kind: 'agent' | 'team') =>
+        grouped.flatMap((row) => {
+          const bucket = kind === 'agent' ? row.agentBucket : row.teamBucket;
+          return row.kind === kind && bucket !== null ? [{ bucket, count: row.conversations }] : [];
+        });
+      return {
+        days: grouped.flatMap(({ kind, day, channelId, conversations, answeredAfterChoice, reasonModel, reasonCustomerRequest, reasonFallbacks }) =>
+          kind === 'day' && day !== null && channelId !== null
+            ? [{ day, channelId, conversations, answeredAfterChoice, reasonModel, reasonCustomerRequest, reasonFallbacks }]
+            : [],
+        ),
+        agentBuckets: buckets('agent'),
+        teamBuckets: buckets('team'),
+        members,
+      };
     },
 
     /** The names of an account's channels among `ids`. */
@@ -209,9 +274,13 @@ export function createConversationsStore(db: Executor) {
     },
 
     /** A page of the ledger, newest start first, after the (startedAt, id) of `after`. */
-    async ledger(scope: ReportScope, options: { outcome?: string; after?: { startedAt: Date; id: string }; limit: number }): Promise<LedgerRow[]> {
+    async ledger(
+      scope: ReportScope,
+      options: { outcome?: string; only?: LedgerFigure; after?: { startedAt: Date; id: string }; limit: number },
+    ): Promise<LedgerRow[]> {
       const outcome =
         options.outcome === undefined ? sql`` : options.outcome === 'open' ? sql`and c.outcome is null` : sql`and c.outcome = ${options.outcome}`;
+      const only = options.only === undefined ? sql`` : sql`and ${FIGURES[options.only]}`;
       const after = options.after
         ? sql`and (c.started_at, c.id) < (${options.after.startedAt.toISOString()}::timestamptz, ${options.after.id}::uuid)`
         : sql``;
@@ -224,7 +293,7 @@ export function createConversationsStore(db: Executor) {
                    coalesce(m.name, m.email) as "assigneeName", c.csat_rating as csat, c.messages
             from conversations c join chats ch on ch.id = c.chat_id
             left join members m on m.id = c.assignee_id
-            where ${scopeWhere(scope)} ${outcome} ${after}
+            where ${scopeWhere(scope)} ${outcome} ${only} ${after}
             order by c.started_at desc, c.id desc
             limit ${options.limit}`,
       );

@@ -1,4 +1,5 @@
-// The duration histograms of the reports' daily rollup (migration 0029, conversation_days): 185 log-spaced buckets.
+// The duration histograms of the reports' daily rollup (migration 0029, conversation_days): 185 log-spaced buckets,
+// each histogram stored over the span of buckets it has counted in.
 // Bucket 1 holds [0, 0.5 s); bucket k > 1 holds [0.5 s · 2^((k-2)/8), 0.5 s · 2^((k-1)/8)), 9 % wide; the last also
 // holds everything longer. The database counts values into buckets (conversation_bucket); here histograms are added
 // up and read as percentiles.
@@ -13,30 +14,34 @@ export function emptyHistogram(): Histogram {
 }
 
 /**
- * Adds a stored histogram, as `array_to_string(hist, ',')` reads it (counts are never negative), into `target`: a
- * summary adds hundreds of them, and reading the text in place allocates nothing.
+ * Adds a stored histogram into `target`. The database stores one over the span of buckets it has counted in and
+ * reads it as `<first bucket>:<counts>` (`49:1,0,3`; conversations-store.ts), null when empty; counts are never
+ * negative. A summary adds hundreds of them: the text is read in place, allocating nothing.
  */
 export function addHistogram(target: Histogram, text: string | null): void {
   if (text === null || text === '') return;
-  let index = 0;
+  let i = 0;
+  let first = 0;
+  for (; i < text.length && text.charCodeAt(i) !== 58; i += 1) first = first * 10 + (text.charCodeAt(i) - 48);
+  let index = first - 1;
   let value = 0;
-  for (let i = 0; i < text.length; i += 1) {
+  for (i += 1; i < text.length; i += 1) {
     const code = text.charCodeAt(i);
     if (code === 44) {
-      target[index] = (target[index] ?? 0) + value;
+      if (index >= 0 && index < HISTOGRAM_BUCKETS) target[index] = (target[index] ?? 0) + value;
       index += 1;
       value = 0;
     } else {
       value = value * 10 + (code - 48);
     }
   }
-  target[index] = (target[index] ?? 0) + value;
+  if (index >= 0 && index < HISTOGRAM_BUCKETS) target[index] = (target[index] ?? 0) + value;
 }
 
-/** Counts one value of bucket `bucket` (1-based, as conversation_bucket returns it; null: none). */
-export function countBucket(target: Histogram, bucket: number | null): void {
+/** Counts `count` values of bucket `bucket` (1-based, as conversation_bucket returns it; null: none). */
+export function countBucket(target: Histogram, bucket: number | null, count = 1): void {
   if (bucket === null || bucket < 1 || bucket > HISTOGRAM_BUCKETS) return;
-  target[bucket - 1] = (target[bucket - 1] ?? 0) + 1;
+  target[bucket - 1] = (target[bucket - 1] ?? 0) + count;
 }
 
 /** The seconds bucket `index` (0-based) covers: [low, high). */

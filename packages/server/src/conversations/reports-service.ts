@@ -6,6 +6,7 @@ import {
   RESOLUTION_QUIET_MINUTES_DEFAULT,
   type AccountSettings,
   type LedgerConversation,
+  type LedgerFigure,
   type ReportSummary,
 } from '@parley/contracts';
 import type { Database } from '../db/client.ts';
@@ -101,7 +102,7 @@ export function createReportsService({ db }: { db: Database }) {
     /** A page of the ledger; `nextCursor` null on the last page. */
     async ledger(
       accountId: string,
-      query: ReportQuery & { outcome?: string; limit?: number; cursor?: string },
+      query: ReportQuery & { outcome?: string; only?: LedgerFigure; limit?: number; cursor?: string },
     ): Promise<{ conversations: LedgerConversation[]; nextCursor: string | null }> {
       const scope = reportScope(accountId, query);
       const after = query.cursor !== undefined ? decodeLedgerCursor(query.cursor) : undefined;
@@ -109,6 +110,7 @@ export function createReportsService({ db }: { db: Database }) {
       const rows = await store.ledger(scope, {
         limit: limit + 1,
         ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+        ...(query.only !== undefined ? { only: query.only } : {}),
         ...(after ? { after } : {}),
       });
       const page = rows.slice(0, limit);
@@ -120,7 +122,7 @@ export function createReportsService({ db }: { db: Database }) {
      * Every conversation of the window, in pages read one after the other (the CSV download streams them). The
      * window is validated before the first page is asked for, so a bad query is a 400, not a broken download.
      */
-    ledgerPages(accountId: string, query: ReportQuery & { outcome?: string }): AsyncGenerator<LedgerConversation[]> {
+    ledgerPages(accountId: string, query: ReportQuery & { outcome?: string; only?: LedgerFigure }): AsyncGenerator<LedgerConversation[]> {
       const scope = reportScope(accountId, query);
       return (async function* pages() {
         let after: { startedAt: Date; id: string } | undefined;
@@ -128,6 +130,7 @@ export function createReportsService({ db }: { db: Database }) {
           const rows = await store.ledger(scope, {
             limit: 1000,
             ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+            ...(query.only !== undefined ? { only: query.only } : {}),
             ...(after ? { after } : {}),
           });
           if (rows.length > 0) yield rows.map(ledgerItem);

@@ -9,14 +9,14 @@ import {
   histogramPercentile,
   type Histogram,
 } from './duration-histogram.ts';
-import type { OpenRow, ReportScope, RollupRow } from './conversations-store.ts';
+import type { OpenFigures, ReportScope, RollupRow } from './conversations-store.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
 export interface SummaryParts {
   rollup: readonly RollupRow[];
   memberRollup: readonly RollupRow[];
-  open: readonly OpenRow[];
+  open: OpenFigures;
   channelNames: ReadonlyMap<string, string>;
   memberNames: ReadonlyMap<string, string>;
 }
@@ -54,10 +54,8 @@ export function namedIds(parts: Pick<SummaryParts, 'rollup' | 'memberRollup' | '
   const members = new Set<string>();
   for (const row of parts.rollup) channels.add(row.channelId);
   for (const row of parts.memberRollup) members.add(row.memberId);
-  for (const row of parts.open) {
-    channels.add(row.channelId);
-    for (const id of row.memberIds) if (memberFilter === undefined || id === memberFilter) members.add(id);
-  }
+  for (const row of parts.open.days) channels.add(row.channelId);
+  for (const row of parts.open.members) if (memberFilter === undefined || row.memberId === memberFilter) members.add(row.memberId);
   return { channels: [...channels], members: [...members] };
 }
 
@@ -85,17 +83,18 @@ export function composeSummary(scope: ReportScope, parts: SummaryParts): ReportS
       entry.resolvedByTeam += row.resolvedByTeam;
     }
   }
-  for (const row of parts.open) {
-    countBucket(agent, row.agentBucket);
-    countBucket(team, row.teamBucket);
+  let open = 0;
+  for (const row of parts.open.days) {
+    open += row.conversations;
     t.answeredAfterChoice += row.answeredAfterChoice;
-    if (row.handoffReason === 'model') t.reasonModel += 1;
-    else if (row.handoffReason === 'customer_request') t.reasonCustomerRequest += 1;
-    else if (row.handoffReason === 'fallbacks') t.reasonFallbacks += 1;
-    breakdown(days, row.day).conversations += 1;
-    breakdown(channels, row.channelId).conversations += 1;
+    t.reasonModel += row.reasonModel;
+    t.reasonCustomerRequest += row.reasonCustomerRequest;
+    t.reasonFallbacks += row.reasonFallbacks;
+    breakdown(days, row.day).conversations += row.conversations;
+    breakdown(channels, row.channelId).conversations += row.conversations;
   }
-  const open = parts.open.length;
+  for (const { bucket, count } of parts.open.agentBuckets) countBucket(agent, bucket, count);
+  for (const { bucket, count } of parts.open.teamBuckets) countBucket(team, bucket, count);
   return {
     conversations: t.ended + open,
     outcomes: {
@@ -143,13 +142,11 @@ function perMember(scope: ReportScope, parts: SummaryParts): ReportSummary['perM
     entry.csatCount += row.csatCount;
     entry.csatSum += row.csatSum;
   }
-  for (const row of parts.open) {
-    for (const id of row.memberIds) {
-      if (scope.memberId !== undefined && id !== scope.memberId) continue;
-      const entry = tally(id);
-      entry.conversations += 1;
-      countBucket(entry.team, row.teamBucket);
-    }
+  for (const row of parts.open.members) {
+    if (scope.memberId !== undefined && row.memberId !== scope.memberId) continue;
+    const entry = tally(row.memberId);
+    entry.conversations += row.count;
+    countBucket(entry.team, row.bucket, row.count);
   }
   return [...members.entries()]
     .map(([memberId, entry]) => ({

@@ -68,8 +68,15 @@ function Outcomes({ summary, query }: { summary: ReportSummary; query: ReportQue
         <li>{f('Unanswered', outcomes.unanswered, { outcome: 'unanswered' })}</li>
         <li>{f('Still open', outcomes.open, { outcome: 'open' })}</li>
       </ul>
-      <p class="muted" aria-label={`Answered after a choice: ${summary.answeredAfterChoice}`}>
-        <strong>{summary.answeredAfterChoice}</strong> {t('agent answers given after the customer picked a clarifying choice')}
+      <p class="muted">
+        <Figure
+          query={query}
+          name="Answered after a choice"
+          value={String(summary.answeredAfterChoice)}
+          filter={{ only: 'after_choice' }}
+          small
+          text="agent answers given after the customer picked a clarifying choice"
+        />
       </p>
     </Group>
   );

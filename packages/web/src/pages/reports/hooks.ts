@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Channel, Member } from '@parley/contracts';
 import { api, apiFile, errorText } from '../../api.ts';
 import { t } from '../../i18n.ts';
-import { apiQuery, ledgerQueryOf, ONLY, reportQueryOf, searchOf, type LedgerQuery, type ReportQuery } from './query.ts';
+import { apiQuery, ledgerQueryOf, reportQueryOf, searchOf, type LedgerQuery, type ReportQuery } from './query.ts';
 import type { Ledger, LedgerConversation, ReportSummary } from './types.ts';
 
 /** The longest window the server reports on, in days (both ends included). */
@@ -71,8 +71,6 @@ export function useLists(): { channels: Channel[]; members: Member[] } {
 }
 
 const PAGE = 50;
-/** Pages read for one `Load more` while looking for the conversations a figure counts among the ledger's. */
-const MOST_PAGES_PER_LOAD = 10;
 
 export function useLedger(query: LedgerQuery) {
   const [rows, setRows] = useState<LedgerConversation[]>([]);
@@ -85,17 +83,9 @@ export function useLedger(query: LedgerQuery) {
     setBusy(true);
     setError(null);
     try {
-      const keep = query.only ? ONLY[query.only] : () => true;
-      let next = from;
-      let found = kept;
-      for (let pages = 0; pages < MOST_PAGES_PER_LOAD; pages += 1) {
-        const page = await api<Ledger>('GET', '/reports/conversations', { query: { ...apiQuery(query), limit: PAGE, cursor: next } });
-        found = [...found, ...page.conversations.filter(keep)];
-        next = page.nextCursor ?? undefined;
-        if (!next || found.length - kept.length >= PAGE || !query.only) break;
-      }
-      setRows(found);
-      setCursor(next ?? null);
+      const page = await api<Ledger>('GET', '/reports/conversations', { query: { ...apiQuery(query), limit: PAGE, cursor: from } });
+      setRows([...kept, ...page.conversations]);
+      setCursor(page.nextCursor);
     } catch (failure) {
       setError(errorText(failure));
     } finally {

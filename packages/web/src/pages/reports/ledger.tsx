@@ -26,6 +26,7 @@ const ONLY_NAMES: Record<Exclude<LedgerQuery['only'], ''>, string> = {
   agent_response: 'the agent answered',
   team_response: 'a member replied',
   ended: 'ended',
+  after_choice: 'answered after a choice',
 };
 
 /** "Resolved by the agent · confirmed by the customer · 2026-11-01 – 2026-11-30 · Shop · Ann". */

@@ -1,6 +1,7 @@
 // What a report shows (date range, channel, member) and what a figure's conversations are, kept in the page's URL so
 // that a figure's link, the Back button and a shared address all show the same thing.
-import type { LedgerConversation, Outcome } from './types.ts';
+import type { LedgerFigure } from '@parley/contracts';
+import type { Outcome } from './types.ts';
 
 export interface ReportQuery {
   /** YYYY-MM-DD, UTC days, both included. */
@@ -11,23 +12,23 @@ export interface ReportQuery {
   memberId: string;
 }
 
-/**
- * A figure that the ledger's `outcome` filter cannot name (confirmed, durable, a handoff reason, rated, …): the page
- * keeps the conversations of the ledger that it counts.
- */
-export const ONLY = {
-  confirmed: (c) => c.confirmed === true,
-  durable: (c) => c.durable === true,
-  handed_off: (c) => c.handoffReason !== null && c.outcome !== 'open',
-  model: (c) => c.handoffReason === 'model',
-  customer_request: (c) => c.handoffReason === 'customer_request',
-  fallbacks: (c) => c.handoffReason === 'fallbacks',
-  rated: (c) => c.csat !== null,
-  agent_response: (c) => c.firstAgentResponseSeconds !== null,
-  team_response: (c) => c.firstTeamResponseSeconds !== null,
-  ended: (c) => c.outcome !== 'open',
-} satisfies Record<string, (conversation: LedgerConversation) => boolean>;
-export type Only = keyof typeof ONLY;
+/** A figure that the ledger's `outcome` filter cannot name (confirmed, durable, a handoff reason, rated, …). */
+export type Only = LedgerFigure;
+/** Every figure the ledger's `only` names (a Record, so that the type checker sees each one listed). */
+const FIGURES: Record<Only, true> = {
+  confirmed: true,
+  durable: true,
+  handed_off: true,
+  model: true,
+  customer_request: true,
+  fallbacks: true,
+  rated: true,
+  agent_response: true,
+  team_response: true,
+  ended: true,
+  after_choice: true,
+};
+const ONLY = Object.keys(FIGURES) as Only[];
 
 export interface LedgerQuery extends ReportQuery {
   outcome: Outcome | '';
@@ -58,7 +59,7 @@ export function ledgerQueryOf(search: string): LedgerQuery {
   return {
     ...reportQueryOf(search),
     outcome: OUTCOMES.find((known) => known === outcome) ?? '',
-    only: only in ONLY ? (only as Only) : '',
+    only: ONLY.find((known) => known === only) ?? '',
   };
 }
 
@@ -71,11 +72,12 @@ export function searchOf(query: Partial<LedgerQuery>): string {
 }
 
 /** The query of the server's calls: the filters that are set, nothing else (unknown parameters are a 400). */
-export function apiQuery(query: ReportQuery & { outcome?: Outcome | '' }): Record<string, string> {
+export function apiQuery(query: ReportQuery & { outcome?: Outcome | ''; only?: Only | '' }): Record<string, string> {
   const result: Record<string, string> = { from: query.from, to: query.to };
   if (query.channelId) result.channelId = query.channelId;
   if (query.memberId) result.memberId = query.memberId;
   if (query.outcome) result.outcome = query.outcome;
+  if (query.only) result.only = query.only;
   return result;
 }
 
