@@ -29,7 +29,9 @@ describe('conversations and outcomes', () => {
   let t: TestApp;
   let offset = 0;
   const clock = { now: () => new Date(Date.now() + offset) };
-  const today = () => clock.now().toISOString().slice(0, 10);
+  const day = (days: number) => new Date(clock.now().getTime() + days * DAY).toISOString().slice(0, 10);
+  // Reports read yesterday to tomorrow (the app's clock's): a test that runs across midnight UTC finds everything.
+  const window = () => ({ from: day(-1), to: day(1) });
   before(async () => {
     t = await startTestApp({ clock, conversationSweepMs: 100, metricsToken: METRICS_TOKEN });
   });
@@ -57,12 +59,12 @@ describe('conversations and outcomes', () => {
       assert.equal(res.status, 201, res.text);
     };
     const ledger = async (query: Record<string, string> = {}, as: User = owner) => {
-      const res = await t.console<Ledger>(as.token, 'GET', '/reports/conversations', { query: { from: today(), to: today(), ...query } });
+      const res = await t.console<Ledger>(as.token, 'GET', '/reports/conversations', { query: { ...window(), ...query } });
       assert.equal(res.status, 200, res.text);
       return res.body;
     };
     const summary = async (query: Record<string, string> = {}) => {
-      const res = await t.console<ReportSummary>(owner.token, 'GET', '/reports/summary', { query: { from: today(), to: today(), ...query } });
+      const res = await t.console<ReportSummary>(owner.token, 'GET', '/reports/summary', { query: { ...window(), ...query } });
       assert.equal(res.status, 200, res.text);
       return res.body;
     };
@@ -162,7 +164,9 @@ describe('conversations and outcomes', () => {
     assert.deepEqual(summary.handoffReasons, { model: 0, customer_request: 2, fallbacks: 0 });
     assert.equal(summary.answeredAfterChoice, 0);
     assert.deepEqual(summary.csat, { agent: { count: 0, average: null }, team: { count: 0, average: null } });
-    assert.deepEqual(summary.perDay, [{ date: today(), conversations: 5, resolvedByAgent: 2, handedOff: 1, resolvedByTeam: 1 }]);
+    assert.deepEqual(summary.perDay.map((d) => d.date), [day(-1), day(0), day(1)]);
+    const sum = (key: 'conversations' | 'resolvedByAgent' | 'handedOff' | 'resolvedByTeam') => summary.perDay.reduce((n, d) => n + d[key], 0);
+    assert.deepEqual([sum('conversations'), sum('resolvedByAgent'), sum('handedOff'), sum('resolvedByTeam')], [5, 2, 1, 1]);
     assert.deepEqual(summary.perChannel, [{ channelId: s.channelId, name: 'Support', conversations: 5, resolvedByAgent: 2 }]);
     assert.equal(summary.perMember.length, 1);
     assert.equal(summary.perMember[0]?.memberId, s.owner.accountId);
