@@ -194,9 +194,13 @@ LANGUAGE sql AS $$
   GROUP BY 1, 2, 3, 4;
 $$;--> statement-breakpoint
 SELECT conversation_days_rebuild();--> statement-breakpoint
--- Open conversations by account and start: the live part of a summary, and the sweep's scan (which replaces the
--- index on last_customer_message_at: that column changes with every customer message, and an index on it made each
--- such update write every index of the table; now those updates can be HOT, given room on the page).
-CREATE INDEX "conversations_account_open_idx" ON "conversations" USING btree ("account_id","started_at") WHERE "ended_at" IS NULL;--> statement-breakpoint
+-- Open conversations by account and start: the live part of a summary. Its predicate names account_id so that only
+-- a query by account can use it: the triggers' lookups of a chat's open conversation (`chat_id = $1 AND ended_at IS
+-- NULL`), planned once per connection while the table may be empty, could otherwise take it, or the index it
+-- replaces, as cheaply as conversations_chat_open_key and then scan every open conversation for each message (the
+-- ingest's cost of issue #36). It replaces the index on last_customer_message_at, which changed with every customer
+-- message: such an update now changes no indexed column and, with room on the page (fillfactor 80), is a HOT update.
+-- The sweep reads the open ones through conversations_chat_open_key.
+CREATE INDEX "conversations_account_open_idx" ON "conversations" USING btree ("account_id","started_at") WHERE "ended_at" IS NULL AND "account_id" IS NOT NULL;--> statement-breakpoint
 DROP INDEX "conversations_open_quiet_idx";--> statement-breakpoint
 ALTER TABLE "conversations" SET (fillfactor = 80);

@@ -927,8 +927,8 @@ export const conversations = pgTable(
     index('conversations_account_channel_started_idx').on(t.accountId, t.channelId, t.startedAt, t.id),
     uniqueIndex('conversations_chat_open_key').on(t.chatId).where(sql`${t.endedAt} is null`),
     index('conversations_chat_started_idx').on(t.chatId, t.startedAt.desc()),
-    // Open ones by account and start: a summary's live part and the sweep (migration 0029; fillfactor 80).
-    index('conversations_account_open_idx').on(t.accountId, t.startedAt).where(sql`${t.endedAt} is null`),
+    // Open ones by account and start: a summary's live part (migration 0029, where its predicate is explained).
+    index('conversations_account_open_idx').on(t.accountId, t.startedAt).where(sql`${t.endedAt} is null and ${t.accountId} is not null`),
     index('conversations_durable_pending_idx').on(t.endedAt).where(sql`${t.endedAt} is not null and ${t.durable} is null`),
   ],
 );
