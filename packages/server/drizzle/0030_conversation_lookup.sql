@@ -1,10 +1,12 @@
 -- Ingest's cost of the conversations (issue #36): the customer branch of migration 0027's row trigger ran three
 -- statements for each customer message (its chat's open conversation, the account's quiet time, then the update; or,
--- starting one, the lookup, the insert and the `durable` update of the chat's earlier ones, by chat and end time: a
--- plan made once for every chat, which scanned the table). It now runs two: one lookup of the chat's latest
--- conversation with its account's quiet time, then the update or the insert; the `durable` update, by that latest
--- conversation's id, runs only when the chat had a conversation before (never for a new chat). The other branches
--- are those of migration 0027.
+-- starting one, the lookup, the insert and the `durable` update of the chat's earlier ones). Its lookup of the open
+-- conversation (`chat_id = $1 AND ended_at IS NULL`) could be planned, once per connection while the table was
+-- empty, as a scan of the partial index on open conversations' last customer message: every open conversation read
+-- for each message (migration 0029 explains the index). It now runs two statements: one lookup of the chat's latest
+-- conversation (conversations_chat_started_idx, which its ORDER BY makes the only fit) with its account's quiet time,
+-- then the update or the insert; the `durable` update, by that latest conversation's id, runs only when the chat had
+-- a conversation before (never for a new chat). The other branches are those of migration 0027.
 CREATE OR REPLACE FUNCTION conversations_after_message() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   quiet integer;
