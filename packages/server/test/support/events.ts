@@ -24,10 +24,14 @@ export function eventsOf(db: Database, channelId: string): Promise<StoredEvent[]
  */
 export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;
+  // 20 ms at first, then half as long again each time up to 250 ms: a long wait that polls an HTTP route stays under
+  // the harness's rate limit (300 a minute) and leaves a loaded machine to the work it waits for.
+  let pause = 20;
   for (;;) {
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(250, Math.round(pause * 1.5));
   }
 }
