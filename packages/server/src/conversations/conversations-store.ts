@@ -149,7 +149,7 @@ const histText = (column: SQL): SQL => sql`array_lower(${column}, 1) || ':' || a
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 export function createConversationsStore(db: Executor) {
-  /** conversation_days rows of the scope's days and channel whose member is `member`, the histograms as numbers. */
+  /** conversation_days rows of the scope's days and channel whose member is `member` (histograms as text: histText). */
   async function rollupRows(scope: ReportScope, member: SQL, withAll: boolean): Promise<RollupRow[]> {
     const rows = await queryRows<Record<string, unknown>>(
       db,
