@@ -10,20 +10,38 @@ import { buildServer, startParley, ROOT, type ParleyServer } from './lib/process
 import { summarizeProfile } from './lib/profile.ts';
 import { markdownTable } from './lib/report.ts';
 import { peakRssTarget, row, type Row, type Scenario, type ScenarioSettings } from './lib/scenario.ts';
+import { actionCall } from './scenarios/action-call.ts';
 import { chatList } from './scenarios/chat-list.ts';
 import { conversations } from './scenarios/conversations.ts';
 import { demoCatalog } from './scenarios/demo-catalog.ts';
 import { footprint } from './scenarios/footprint.ts';
 import { gateway, gatewayReject } from './scenarios/gateway.ts';
 import { ingest } from './scenarios/ingest.ts';
+import { search } from './scenarios/search.ts';
 import { replay } from './scenarios/replay.ts';
 import { reportsSummary } from './scenarios/reports-summary.ts';
+import { teamInbox } from './scenarios/team-inbox.ts';
 import { webhookDelivery } from './scenarios/webhook-delivery.ts';
 
-const SCENARIOS: Scenario[] = [footprint, gateway, gatewayReject, chatList, ingest, conversations, webhookDelivery, demoCatalog, reportsSummary, replay];
+const SCENARIOS: Scenario[] = [
+  footprint,
+  gateway,
+  gatewayReject,
+  chatList,
+  ingest,
+  search,
+  conversations,
+  webhookDelivery,
+  demoCatalog,
+  reportsSummary,
+  replay,
+  teamInbox,
+  actionCall,
+];
 
 const USAGE = `usage: npm run bench -- [scenario…] [--db pglite|postgres] [--seconds N] [--chats N] [--conversations N]
-                         [--deliveries N] [--report-conversations N] [--requests N] [--profile]
+                         [--deliveries N] [--report-conversations N] [--requests N] [--inbox-chats N]
+                         [--inbox-messages N] [--search-messages N] [--profile]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`;
 
 function fail(message: string): never {
@@ -50,6 +68,9 @@ async function main(): Promise<void> {
       deliveries: { type: 'string' },
       'report-conversations': { type: 'string' },
       requests: { type: 'string' },
+      'inbox-chats': { type: 'string' },
+      'inbox-messages': { type: 'string' },
+      'search-messages': { type: 'string' },
       profile: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -70,6 +91,9 @@ async function main(): Promise<void> {
     deliveries: count(values.deliveries, 'deliveries', db === 'postgres' ? 20_000 : 5_000),
     reportConversations: count(values['report-conversations'], 'report-conversations', 1_000_000),
     requests: count(values.requests, 'requests', 50),
+    inboxChats: count(values['inbox-chats'], 'inbox-chats', 500_000),
+    inboxMessages: count(values['inbox-messages'], 'inbox-messages', 3_000_000),
+    searchMessages: count(values['search-messages'], 'search-messages', 1_000_000),
   };
 
   buildServer();

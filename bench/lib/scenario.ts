@@ -44,6 +44,11 @@ export interface ScenarioSettings {
   reportConversations: number;
   /** Requests timed one at a time, per variant (reports-summary). */
   requests: number;
+  /** Chats and messages of the account of team-inbox. */
+  inboxChats: number;
+  inboxMessages: number;
+  /** Messages of the account the search scenario searches (another account has a tenth as many). */
+  searchMessages: number;
 }
 
 export interface ScenarioContext {

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Lint gate of the import graph (docs/architecture.md, "Arrows point one way"): no import cycle between the
-// source files of packages/*/src (type-only imports count: they tie files together as much), and no file in a
-// feature folder of the server imports its composition root (src/app.ts, src/core.ts, src/main.ts). Imports
-// are read by TypeScript's own pre-processor. Exits 1 naming each cycle and each climb.
+// Lint gate of the import graph (docs/architecture.md, "Arrows point one way" and "A house in layers"): no import
+// cycle between the source files of packages/*/src (type-only imports count: they tie files together as much), no
+// file in a feature folder of the server imports its composition root (src/app.ts, src/core.ts, src/main.ts), and
+// no two top-level folders of packages/server/src (each root file counts as one) import each other both ways.
+// Imports are read by TypeScript's own pre-processor; test files are left out. Exits 1 naming each cycle, climb and
+// two-way pair.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,10 +84,35 @@ for (const [file, targets] of graph) {
   for (const target of targets) if (rootFiles.has(target)) climbs.push([file, target]);
 }
 
+// Layers: the top-level folder (or root file) of each server file, and the imports between two of them.
+const folderOf = (file) => path.relative(serverSrc, file).split(path.sep)[0];
+const folderImports = new Map();
+for (const [file, targets] of graph) {
+  if (!file.startsWith(serverSrc + path.sep)) continue;
+  for (const target of targets) {
+    if (!target.startsWith(serverSrc + path.sep) || folderOf(file) === folderOf(target)) continue;
+    const key = `${folderOf(file)} → ${folderOf(target)}`;
+    if (!folderImports.has(key)) folderImports.set(key, []);
+    folderImports.get(key).push(`${path.relative(serverSrc, file)} → ${path.relative(serverSrc, target)}`);
+  }
+}
+const pairs = [];
+for (const key of folderImports.keys()) {
+  const [from, to] = key.split(' → ');
+  if (from < to && folderImports.has(`${to} → ${from}`)) pairs.push([from, to]);
+}
+pairs.sort((a, b) => a.join().localeCompare(b.join()));
+
 const rel = (file) => path.relative(root, file);
 for (const component of cycles) console.error(`import cycle: ${component.map(rel).sort().join(' ⇄ ')}`);
 for (const [file, target] of climbs) console.error(`a feature imports the composition root: ${rel(file)} → ${rel(target)}`);
-if (cycles.length > 0 || climbs.length > 0) {
-  console.error(`${cycles.length} import cycles, ${climbs.length} imports of the root: arrows point one way (docs/architecture.md)`);
+for (const [a, b] of pairs) {
+  const example = (from, to) => folderImports.get(`${from} → ${to}`)[0];
+  console.error(`folders import each other: ${a} ⇄ ${b} (${example(a, b)}; ${example(b, a)})`);
+}
+if (cycles.length > 0 || climbs.length > 0 || pairs.length > 0) {
+  console.error(
+    `${cycles.length} import cycles, ${climbs.length} imports of the root, ${pairs.length} two-way folder pairs: arrows point one way (docs/architecture.md)`,
+  );
   process.exit(1);
 }

@@ -9,13 +9,14 @@ import { demoRoutes } from './demo/index.ts';
 import { toOpenApiSchema } from './openapi.ts';
 import { publicRoutes } from './public/index.ts';
 import { route, type RouteContract } from './route.ts';
-import { nullable, object } from './schema.ts';
+import { MAP_MARKER, nullable, object } from './schema.ts';
 
 function openObjects(schema: unknown, path: string): string[] {
   if (Array.isArray(schema)) return schema.flatMap((s, i) => openObjects(s, `${path}[${i}]`));
   if (typeof schema !== 'object' || schema === null) return [];
   const node = schema as Record<string, unknown>;
-  const own = node.type === 'object' && node.additionalProperties !== false ? [path] : [];
+  // A map (schema.ts `map`) checks every value with its `additionalProperties` schema, itself walked.
+  const own = node.type === 'object' && node.additionalProperties !== false && node[MAP_MARKER] !== true ? [path] : [];
   return [...own, ...Object.entries(node).flatMap(([key, value]) => openObjects(value, `${path}.${key}`))];
 }
 
@@ -30,7 +31,7 @@ function additionalProperties(schema: unknown, path: string): string[] {
   if (Array.isArray(schema)) return schema.flatMap((s, i) => additionalProperties(s, `${path}[${i}]`));
   if (typeof schema !== 'object' || schema === null) return [];
   const node = schema as Record<string, unknown>;
-  const own = 'additionalProperties' in node ? [`${path}: ${JSON.stringify(node.additionalProperties)}`] : [];
+  const own = 'additionalProperties' in node && node[MAP_MARKER] !== true ? [`${path}: ${JSON.stringify(node.additionalProperties)}`] : [];
   return [...own, ...Object.entries(node).flatMap(([key, value]) => additionalProperties(value, `${path}.${key}`))];
 }
 

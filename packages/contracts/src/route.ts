@@ -37,6 +37,11 @@ export interface RouteContract {
    * `anonymous` declares one: the console refuses to start with a route that does not.
    */
   readonly role?: MemberRole;
+  /**
+   * Callable by a session that must set two-factor sign-in up first (the account requires it and the member has not
+   * turned it on, issue #45); every other console route answers such a session 403 `Two-factor sign-in is required`.
+   */
+  readonly twoFactorSetup?: boolean;
   /** Request content types besides JSON (for example `multipart/form-data`). */
   readonly consumes?: readonly string[];
   /** Callable without credentials (the surface's security scheme does not apply), e.g. the console login. */

@@ -1,7 +1,7 @@
 // Schema helpers shared by every surface. Every object schema is written closed (`additionalProperties: false`):
 // the spec rejects unknown parameters with 400, and Ajv must never strip them silently. Responses and webhook
 // payloads are opened by `openSchema` (see route.ts): the spec promises that new fields may appear in them.
-import { Type, type TProperties, type TSchema, type TObject, type TUnsafe } from 'typebox';
+import { Type, type TOptional, type TProperties, type TSchema, type TObject, type TUnsafe } from 'typebox';
 
 export interface ObjectOptions {
   description?: string;
@@ -18,6 +18,23 @@ export function stringEnum<const T extends readonly string[]>(
   options: { description?: string; default?: T[number] } = {},
 ): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** The same properties, each optional (a partial update's body). */
+export function optionalFields<T extends TProperties>(properties: T): { [K in keyof T]: TOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as { [K in keyof T]: TOptional<T[K]> };
+}
+
+/** Marks a map schema (map below): the checks of closed and open objects let it through (contracts.test.ts). */
+export const MAP_MARKER = 'x-parley-map';
+
+/**
+ * A map: an object whose keys are free and whose every value `value` checks (an action's headers by name, parameter
+ * values by name). Its `additionalProperties` is that schema: in a request it is as closed as a declared object (each
+ * value validated), in a response it writes every key, which is what a map is for.
+ */
+export function map<T>(value: Record<string, unknown>, options: { description?: string; maxProperties?: number } = {}): TUnsafe<Record<string, T>> {
+  return Type.Unsafe<Record<string, T>>({ type: 'object', additionalProperties: value, [MAP_MARKER]: true, ...options });
 }
 
 /** A value that may be null: `anyOf [T, null]`, rendered as `nullable: true` in OpenAPI 3.0. */

@@ -1,10 +1,22 @@
 // Environment → typed, validated configuration (docs/architecture.md, Operational contract). Read once, at start.
 import { isIP } from 'node:net';
 import path from 'node:path';
-import type { S3Settings } from './files/s3-file-storage.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** S3_BUCKET and the other S3_*: files in S3-compatible object storage (files/s3-file-storage.ts). */
+export interface S3Settings {
+  bucket: string;
+  /** An S3-compatible server's base URL (MinIO, Garage, R2…); unset: AWS's own endpoint for the region. */
+  endpoint: string | undefined;
+  region: string;
+  /** Both or neither; neither: the AWS SDK's default credentials (AWS_* variables, instance or task roles). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** `<endpoint>/<bucket>/<object>` rather than `<bucket>.<endpoint>/<object>`: most self-hosted servers need it. */
+  forcePathStyle: boolean;
+}
 
 export interface Config {
   port: number;
@@ -25,6 +37,8 @@ export interface Config {
   rateLimitMax: number;
   /** Delivered webhook deliveries are pruned after this many days (failed ones are kept for redelivery). */
   deliveryRetentionDays: number;
+  /** Audit log events are pruned after this many days (AUDIT_RETENTION_DAYS, default 365). */
+  auditRetentionDays: number;
   logLevel: LogLevel;
   /** Base URLs of the messengers' APIs (docs/architecture.md, Messenger connectors): operator settings, never per channel. */
   messengerApis: MessengerApis;
@@ -308,6 +322,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     secretsKey: secret(env, 'SECRETS_KEY', 32),
     rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 300, 1, 1_000_000_000),
     deliveryRetentionDays: integer(env, 'DELIVERY_RETENTION_DAYS', 7, 1, 3650),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
     logLevel: logLevel as LogLevel,
     messengerApis: {
       telegram: baseUrl(env, 'TELEGRAM_API_URL', DEFAULT_MESSENGER_APIS.telegram),

@@ -1,29 +1,30 @@
-// The pieces every feature shares, made once per app: the clock, rate-limit counters, the sealed-secrets box,
-// the channel cache, the guarded HTTP clients for user-given URLs, the job queue, file storage and the metrics
-// registry the features count into (metrics/metrics.ts). Features take what they use from here (see module.ts);
-// nothing here knows a feature.
+// The pieces every feature shares, made once per app (their types are the Kernel of kernel/kernel.ts): the clock,
+// rate-limit counters, the sealed-secrets box, the guarded HTTP clients for user-given URLs, the mailer, the job
+// queue, file storage and the metrics registry the features count into (kernel/metrics.ts); and the channel stores
+// with their cache, which most features read (typed by channels/channel-cache.ts). Features take what they use
+// from here (see kernel/module.ts).
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { CACHE_CHANNEL, cachedChannelsStore, createChannelCache } from './channels/channel-cache.ts';
+import { cachedChannelsStore, createChannelCache, type ChannelStores } from './channels/channel-cache.ts';
 import { createChannelsStore } from './channels/channels-store.ts';
-import { createInvitationMailer } from './accounts/invitation-mailer.ts';
-import { createMessengerHttp } from './channels/connectors/messenger-http.ts';
+import { createInvitationMailer } from './kernel/mailer.ts';
+import { createMessengerHttp } from './kernel/messenger-http.ts';
 import type { Database, Executor, Listen } from './db/client.ts';
 import { startVacuum } from './db/vacuum.ts';
 import { createLocalFileStorage } from './files/file-storage.ts';
 import { createS3FileStorage } from './files/s3-file-storage.ts';
 import { createUploadReader } from './http/public/uploads.ts';
-import { createInvalidKeyGuard, createRateCounters } from './http/rate-limit.ts';
+import { createInvalidKeyGuard, createRateCounters } from './kernel/rate-counters.ts';
 import { createJobQueue, JOBS_CHANNEL } from './jobs/job-queue.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSecretBox } from './lib/secret-box.ts';
 import { untilAborted } from './lib/until-aborted.ts';
-import { createAppMetrics } from './metrics/metrics.ts';
-import type { Workers } from './module.ts';
-import type { AppConfig, CacheNoticeListener, ClosableClient, Kernel } from './kernel/kernel.ts';
-import { createWebhookClient } from './webhooks/http-client.ts';
-import { createUrlGuard } from './webhooks/url-guard.ts';
+import { createAppMetrics } from './kernel/metrics.ts';
+import type { Workers } from './kernel/module.ts';
+import { CACHE_CHANNEL, type AppConfig, type CacheNoticeListener, type ClosableClient, type Kernel } from './kernel/kernel.ts';
+import { createWebhookClient } from './kernel/http-client.ts';
+import { createUrlGuard } from './kernel/url-guard.ts';
 
 export interface AppDeps {
   config: AppConfig;
@@ -52,14 +53,14 @@ export interface AppDeps {
   trustProxy?: string[] | undefined;
   /**
    * Aborted when the shutdown grace (SHUTDOWN_GRACE_SECONDS) is nearly over: jobs and deliveries still running give
-   * their leases back instead of being waited for (module.ts, `Workers.stop`).
+   * their leases back instead of being waited for (kernel/module.ts, `Workers.stop`).
    */
   handBack?: AbortSignal;
   /** `POST /admin/v1/backup` (PGlite): writes DATA_DIR's backup to a new file (backup/backup.ts). */
   backup?: (file: string) => Promise<{ file: string; bytes: number }>;
 }
 
-export async function createCore(app: FastifyInstance, deps: AppDeps): Promise<Kernel> {
+export async function createCore(app: FastifyInstance, deps: AppDeps): Promise<Core> {
   const { config, db, logger } = deps;
 
   // Rate-limit counters: Redis when configured (down: this process's own, until it is back).
@@ -169,4 +170,5 @@ export async function createCore(app: FastifyInstance, deps: AppDeps): Promise<K
   };
 }
 
-export type Core = Kernel;
+/** The kernel, and the channel stores most features read (typed by the channels feature, made here with its cache). */
+export type Core = Kernel & ChannelStores;

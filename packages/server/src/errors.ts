@@ -80,14 +80,34 @@ export const Errors = {
   // Team (issue #25).
   forbiddenForRole: plain(403, 'forbiddenForRole', 'Forbidden for your role'),
   memberNotFound: plain(404, 'memberNotFound', 'Member not found'),
+  sessionNotFound: plain(404, 'sessionNotFound', 'Session not found'),
+  // Customer data (issue #45, item 5).
+  customerNotFound: plain(404, 'customerNotFound', 'Customer not found'),
+  customerQueryInvalid: plain(400, 'customerQueryInvalid', 'Give either email or chatId'),
   memberExists: plain(409, 'memberExists', 'This e-mail is a member already'),
   ownerRoleFixed: plain(400, 'ownerRoleFixed', "The owner's role cannot change"),
   ownerNotRemovable: plain(400, 'ownerNotRemovable', 'The owner cannot be removed: an account always keeps its owner'),
   invitationUnknown: plain(400, 'invitationUnknown', 'This invitation link is not valid: it is unknown or was withdrawn'),
+  invitationNotFound: plain(404, 'invitationNotFound', 'Invitation not found'),
   invitationUsed: plain(400, 'invitationUsed', 'This invitation has already been used; sign in instead'),
   invitationExpired: plain(400, 'invitationExpired', 'This invitation has expired; ask for a new one'),
   // Alerts and follow-through (issue #33).
   wrongPassword: plain(400, 'wrongPassword', 'Wrong password'),
+  // Two-factor sign-in (issue #45, item 1).
+  twoFactorRequired: plain(403, 'twoFactorRequired', 'Two-factor sign-in is required'),
+  invalidTwoFactorCode: plain(400, 'invalidTwoFactorCode', 'Invalid two-factor code'),
+  invalidTwoFactorLogin: plain(401, 'invalidTwoFactorCode', 'Invalid two-factor code'),
+  twoFactorChallengeInvalid: plain(401, 'twoFactorChallengeInvalid', 'Sign-in expired; log in again'),
+  twoFactorOneCode: plain(400, 'twoFactorOneCode', 'Give either code or recoveryCode'),
+  twoFactorAlreadyOn: plain(409, 'twoFactorAlreadyOn', 'Two-factor sign-in is already on'),
+  twoFactorNotSetUp: plain(409, 'twoFactorNotSetUp', 'Set up two-factor sign-in first'),
+  twoFactorOff: plain(409, 'twoFactorOff', 'Two-factor sign-in is off'),
+  // Single sign-on (issue #45, item 2).
+  ssoIssuerInvalid: plain(400, 'ssoIssuerInvalid', 'issuer must be an https URL (http only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)'),
+  ssoClientIdRequired: plain(400, 'ssoClientIdRequired', 'clientId is required with an issuer'),
+  ssoPasswordLoginNeedsSso: plain(400, 'ssoPasswordLoginNeedsSso', 'passwordLogin can be false only while single sign-on is on (issuer and clientId)'),
+  passwordLoginOff: plain(403, 'passwordLoginOff', 'Password sign-in is off for this account: sign in with single sign-on'),
+  ssoDiscoverQuery: plain(400, 'ssoDiscoverQuery', 'Give either account or email'),
   resetLinkInvalid: plain(400, 'resetLinkInvalid', 'This password reset link is used, unknown or expired; ask for a new one'),
   assigneeNotFound: plain(400, 'assigneeNotFound', 'memberId: no active member of this account has this id'),
   cannedResponseNotFound: plain(404, 'cannedResponseNotFound', 'Saved reply not found'),
@@ -133,6 +153,11 @@ export const Errors = {
       'invalidInterval',
       { index },
     ),
+  // Team hours (issue #44, item 2).
+  invalidTeamTimeZone: (timezone: string) =>
+    new DomainError(400, `timezone: unknown time zone "${timezone}"`, 'default', 'invalidTeamTimeZone', { timezone }),
+  invalidTeamHoursRange: (day: string, index: number) =>
+    new DomainError(400, `weekly.${day}[${index}]: "from" must be before "to"`, 'default', 'invalidTeamHoursRange', { day, index }),
   /** `field`: the setting holding the URL (`webhookUrl`, `agentEngine.baseUrl`). */
   webhookUrlInvalid: (field = 'webhookUrl') =>
     new DomainError(400, `${field} must be an http or https URL`, 'default', 'webhookUrlInvalid', { field }),
@@ -158,6 +183,17 @@ export const Errors = {
     new DomainError(400, `The report covers at most ${days} days: choose a shorter range`, 'default', 'reportRangeTooLong', { days }),
   csatNotAsked: plain(404, 'csatNotAsked', 'No conversation to rate'),
   csatAlreadyRated: plain(409, 'csatAlreadyRated', 'This conversation is already rated'),
+  // Agent actions (issue #43).
+  actionNotFound: plain(404, 'actionNotFound', 'Action not found'),
+  actionNameTaken: plain(409, 'actionNameTaken', 'name: an action with this name exists already'),
+  actionInvalid: (reason: string) => new DomainError(400, reason, 'default', 'actionInvalid', { reason }),
+  actionParameterInvalid: (reason: string) =>
+    new DomainError(400, `parameters: ${reason}`, 'default', 'actionParameterInvalid', { reason }),
+  actionRefNotFound: (field: string, id: string) =>
+    new DomainError(400, `${field}: action not found: ${id}`, 'default', 'actionRefNotFound', { field, id }),
+  openApiInvalid: (reason: string) => new DomainError(400, `openapi: ${reason}`, 'default', 'openApiInvalid', { reason }),
+  openApiOperationNotFound: (operationId: string) =>
+    new DomainError(400, `operations: the document has no operation "${operationId}"`, 'default', 'openApiOperationNotFound', { operationId }),
   // Messenger connectors.
   messengerUnverified: plain(401, 'messengerUnverified', 'Unauthorized'),
   messengerBadBody: plain(400, 'messengerBadBody', 'The body is not JSON'),

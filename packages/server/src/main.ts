@@ -120,6 +120,10 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   // startMs: from the process's start (performance.timeOrigin) until it listens.
   logger.info({ database: database.kind, dataDir: config.dataDir, startMs: Math.round(performance.now()) }, 'parley started');
+  // Said once, so an operator knows why no invitation, password reset or alert e-mail arrives.
+  if (!config.smtpUrl) {
+    logger.warn('SMTP_URL is not set: no e-mails are sent (invitations and password resets are links to pass on; `reset-password --email` makes one)');
+  }
 }
 
 /** `POST /admin/v1/backup` of this process's PGlite and DATA_DIR (none with a PostgreSQL server). */

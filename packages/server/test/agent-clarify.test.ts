@@ -1,11 +1,16 @@
 // Clarifying choices of the knowledge-base engine end to end over HTTP (docs/architecture.md, Clarifying choices):
 // the numbered options through the API channel's webhook, a pick by number or by label, `0` handing off (also
-// with handoffAfterFallbacks 0), a new question dropping the choice, an exact question never clarified, a
-// clarification neither a fallback nor breaking a run of them, clarifyChoices 0, clarifyPrompt and the seven
-// languages' defaults, distinct answers, and the channel fields' validation.
+// with handoffAfterFallbacks 0), a new question dropping the choice, an exact question never clarified, a question
+// worded as a synonym of two entries clarified between them, a question no entry is plausible for falling back, a
+// menu ignored counting as a fallback (and reaching Gaps), clarifyChoices 0, clarifyPrompt and the seven languages'
+// defaults, distinct answers, learned phrasings (customers, competing entries, a kept one answered only while
+// unambiguous), and the channel fields' validation.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { EventPage, WebhookEvent } from '@parley/contracts';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.ts';
 import { clarifyPromptText, fallbackText, handoffText, somethingElseText } from '../src/agent/agent-texts.ts';
 import { eventually } from './support/events.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
@@ -18,8 +23,8 @@ const ENTRIES = [
   { question: 'How do I return an item?', answer: 'Send it back within 30 days with the return label from your account.' },
   { question: 'Which payment methods do you accept?', answer: 'Cards, PayPal and bank transfer.' },
 ];
-/** Not worded as any entry, close to the shipping ones: below the answer bar, above the clarifying one. */
-const UNSURE = 'shipping';
+/** Not worded as any entry, close to the shipping ones: below the answer bar, above the clarifying ones. */
+const UNSURE = 'shipping cost';
 /** The engine answers only exact questions: every other text with candidates is clarified. */
 const ASK_ALWAYS = { kind: 'knowledge-base', answerThreshold: 1 };
 
@@ -37,7 +42,7 @@ describe('clarifying choices', { concurrency: true }, () => {
     await receiver.close();
   });
 
-  async function setUp(channel: Record<string, unknown> = {}, entries = ENTRIES) {
+  async function setUp(channel: Record<string, unknown> = {}, entries: { question: string; synonyms?: string[]; answer: string }[] = ENTRIES) {
     const owner: User = await t.createConsoleUser();
     const base = await t.console<{ id: string }>(owner.token, 'POST', '/knowledge-bases', { body: { name: 'FAQ', language: 'en' } });
     assert.equal(base.status, 201, base.text);
@@ -69,7 +74,7 @@ describe('clarifying choices', { concurrency: true }, () => {
       const seen = new Set<string>();
       return messages.filter((m) => m.role === 'assistant' && !seen.has(m.id) && seen.add(m.id));
     };
-    const nthReply = async (externalChatId: string, n: number) => (await eventually(async () => replies(externalChatId)[n - 1], 10_000)).text;
+    const nthReply = async (externalChatId: string, n: number) => (await eventually(async () => replies(externalChatId)[n - 1], 30_000)).text;
     const handedOff = async (externalChatId: string) => {
       const res = await t.api<EventPage>(owner.key, '/events', { limit: '1000' });
       assert.equal(res.status, 200, res.text);
@@ -115,12 +120,40 @@ describe('clarifying choices', { concurrency: true }, () => {
     const chosen = ENTRIES.find((e) => e.question === options.get(2));
     assert.equal(await s.nthReply('c1', 2), chosen?.answer);
     assert.deepEqual(await s.handedOff('c1'), []);
-    // The overview counts the answer after a choice apart from direct answers (the clarification is neither).
+    // The overview counts the answer after a choice apart from direct answers, and the clarification beside them.
     await s.send('c1', 'How do I return an item?');
     await s.nthReply('c1', 3);
     const overview = await t.console<{ agentReplies: Record<string, number> }>(s.owner.token, 'GET', '/overview/', { query: { days: '1' } });
     assert.equal(overview.status, 200, overview.text);
-    assert.deepEqual(overview.body.agentReplies, { answered: 1, answeredAfterChoice: 1, fellBack: 0, handedOff: 0 });
+    assert.deepEqual(overview.body.agentReplies, { answered: 1, answeredAfterChoice: 1, clarified: 1, fellBack: 0, handedOff: 0 });
+  });
+
+  test("the console's Try the agent: a clarification's options as `choices`, then a pick, a 0 or a new question answering it (clarifiedQuestion)", async () => {
+    const s = await setUp({ handoffAfterFallbacks: 2, handoffMessage: 'A person will take over.' });
+    type Tried = { reply: string | null; taskComplete: boolean; summary: string | null; passages: unknown[]; choices?: string[] };
+    const tryAgent = async (body: Record<string, unknown>) => {
+      const res = await t.console<Tried>(s.owner.token, 'POST', `/chat/test/${encodeURIComponent(s.channelId)}/`, { body });
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    };
+    const asked = await tryAgent({ text: UNSURE });
+    const options = optionsIn(asked.reply ?? '');
+    assert.deepEqual(asked.choices, [options.get(1), options.get(2), options.get(3), 'Something else']);
+    assert.match(asked.reply ?? '', /^Did you mean one of these\?\n1\. /);
+    // A pick by number answers with that option's entry, offering nothing more.
+    const picked = await tryAgent({ text: '2', clarifiedQuestion: UNSURE });
+    assert.deepEqual(picked, { reply: ENTRIES.find((e) => e.question === asked.choices?.[1])?.answer, taskComplete: false, summary: null, passages: [] });
+    // By label too; `0` hands off (the handoff message); a new question is answered as one.
+    assert.equal((await tryAgent({ text: asked.choices?.[0]?.toUpperCase(), clarifiedQuestion: UNSURE })).reply, ENTRIES.find((e) => e.question === asked.choices?.[0])?.answer);
+    assert.equal((await tryAgent({ text: '0', clarifiedQuestion: UNSURE })).reply, 'A person will take over.');
+    assert.equal((await tryAgent({ text: 'Do you ship abroad?', clarifiedQuestion: UNSURE })).reply, 'We ship to every country of the European Union.');
+    // Without the question, a `2` is a message of its own (no clarification is remembered between calls).
+    assert.notEqual((await tryAgent({ text: '2' })).reply, picked.reply);
+    // Nothing was stored: no chat.
+    const chats = await t.console<{ chats: unknown[] }>(s.owner.token, 'GET', '/chat/all-chats/', { query: { channelId: s.channelId } });
+    assert.deepEqual(chats.body.chats, []);
+    const bad = await t.console(s.owner.token, 'POST', `/chat/test/${encodeURIComponent(s.channelId)}/`, { body: { text: '1', clarifiedQuestion: '' } });
+    assert.equal(bad.status, 400, bad.text);
   });
 
   test('a pick by label, case-insensitive; a passage-free base; a new question drops the choice', async () => {
@@ -170,20 +203,57 @@ describe('clarifying choices', { concurrency: true }, () => {
     assert.equal(await never.nthReply('c1', 1), fallbackText('en'));
   });
 
-  test('a clarification is no fallback and does not break a run of them', async () => {
+  test('a menu ignored and followed by no answer counts as a fallback: handed off at the second; its question and the 0 reach Gaps', async () => {
     const s = await setUp({ handoffAfterFallbacks: 2 });
-    await s.send('c1', 'zzz qqq');
-    assert.equal(await s.nthReply('c1', 1), fallbackText('en'));
+    // A menu, then a new question with no candidate: the ignored menu is the first fallback, so this is the second.
     await s.send('c1', UNSURE);
-    assert.match(await s.nthReply('c1', 2), /^Did you mean one of these\?\n1\. /);
-    // A new question with no candidate: the second fallback in a row (the clarification between them not counted).
+    assert.match(await s.nthReply('c1', 1), /^Did you mean one of these\?\n1\. /);
     await s.send('c1', 'xyzzy plugh');
-    assert.equal(await s.nthReply('c1', 3), handoffText('en'));
+    assert.equal(await s.nthReply('c1', 2), handoffText('en'));
     const events = await eventually(async () => {
       const all = await s.handedOff('c1');
       return all.length === 1 && all;
     });
     assert.equal(events[0]?.event === 'chat_handed_off' && events[0].reason, 'fallbacks');
+
+    // A fallback, then a menu: not yet two fallbacks in a row (the menu may still be picked)…
+    await s.send('c2', 'zzz qqq');
+    assert.equal(await s.nthReply('c2', 1), fallbackText('en'));
+    await s.send('c2', UNSURE);
+    assert.match(await s.nthReply('c2', 2), /^Did you mean one of these\?\n1\. /);
+    // …and a pick resets the run: the next unanswerable question is a first fallback again.
+    await s.send('c2', '1');
+    await s.nthReply('c2', 3);
+    await s.send('c2', 'xyzzy plugh');
+    assert.equal(await s.nthReply('c2', 4), fallbackText('en'));
+    assert.deepEqual(await s.handedOff('c2'), []);
+
+    // Menus ignored one after the other: the second ignored one is the second fallback, so no third menu.
+    await s.send('c3', UNSURE);
+    await s.nthReply('c3', 1);
+    await s.send('c3', 'How much for shipping?');
+    assert.match(await s.nthReply('c3', 2), /^Did you mean one of these\?\n1\. /);
+    await s.send('c3', 'shipping costs');
+    assert.equal(await s.nthReply('c3', 3), handoffText('en'));
+
+    // With handoffAfterFallbacks 0 an ignored menu hands nothing off, but the question still reaches Gaps.
+    const never = await setUp({ handoffAfterFallbacks: 0 });
+    await never.send('g1', 'cost of shipping');
+    await never.nthReply('g1', 1);
+    await never.send('g1', 'xyzzy plugh');
+    assert.equal(await never.nthReply('g1', 2), fallbackText('en'));
+    await never.send('g2', 'what does shipping cost');
+    await never.nthReply('g2', 1);
+    await never.send('g2', '0');
+    assert.equal(await never.nthReply('g2', 2), handoffText('en'));
+    const gaps = await t.console<{ gaps: { examples: string[] }[] }>(never.owner.token, 'GET', `/knowledge-bases/${never.baseId}/gaps`);
+    assert.equal(gaps.status, 200, gaps.text);
+    const examples = gaps.body.gaps.flatMap((gap) => gap.examples).sort();
+    assert.deepEqual(examples, ['cost of shipping', 'what does shipping cost', 'xyzzy plugh'].sort());
+    // The first setUp's chats: the ignored menus' questions and the unanswered ones (a pick and its menu are none).
+    const first = await t.console<{ gaps: { examples: string[] }[] }>(s.owner.token, 'GET', `/knowledge-bases/${s.baseId}/gaps`);
+    const firstExamples = first.body.gaps.flatMap((gap) => gap.examples);
+    for (const text of [UNSURE, 'How much for shipping?', 'xyzzy plugh', 'zzz qqq']) assert.ok(firstExamples.includes(text), `${text} in ${JSON.stringify(firstExamples)}`);
   });
 
   test('clarifyChoices caps the options; clarifyPrompt replaces the prompt; the defaults in seven languages', async () => {
@@ -219,44 +289,78 @@ describe('clarifying choices', { concurrency: true }, () => {
     assert.equal(answers.length, 2);
   });
 
+  interface Learned {
+    id: string;
+    text: string;
+    picks: number;
+    customers: number;
+    competing: { entryId: string; question: string }[];
+  }
   interface Entry {
     id: string;
     question: string;
     synonyms: string[];
-    learnedQuestions: { id: string; text: string; picks: number }[];
+    learnedQuestions: Learned[];
   }
   async function entries(s: Awaited<ReturnType<typeof setUp>>, as: User = s.owner) {
     const res = await t.console<{ entries: Entry[] }>(as.token, 'GET', `/knowledge-bases/${s.baseId}/entries`);
     assert.equal(res.status, 200, res.text);
     return res.body.entries;
   }
+  /** Asks `text` in the chat and picks the option labelled `question`. */
+  async function pickEntry(s: Awaited<ReturnType<typeof setUp>>, chat: string, text: string, question: string) {
+    const before = s.replies(chat).length;
+    await s.send(chat, text);
+    const options = optionsIn(await s.nthReply(chat, before + 1));
+    const n = [...options.entries()].find(([, label]) => label === question)?.[0];
+    assert.ok(n, `${question} offered for ${text}`);
+    await s.send(chat, String(n));
+    await s.nthReply(chat, before + 2);
+  }
+  /** The channel's engine with the shipped answer threshold (setUp's answers only exact questions). */
+  async function shippedThreshold(s: Awaited<ReturnType<typeof setUp>>) {
+    const res = await t.console(s.owner.token, 'PUT', `/channel/custom/${encodeURIComponent(s.channelId)}/`, { body: { agentEngine: { kind: 'knowledge-base' } } });
+    assert.equal(res.status, 200, res.text);
+  }
 
-  test('each pick keeps the question as a learned phrasing of the entry; Keep moves it into synonyms, Discard drops it', async () => {
+  test('each pick keeps the question as a learned phrasing, with its customers and competing entries; Keep moves it into synonyms, Discard drops it', async () => {
     const s = await setUp();
     const first = await setUp();
     assert.ok((await entries(first)).every((e) => e.learnedQuestions.length === 0));
-    // Two customers ask the same way and pick the same entry; a third asks otherwise.
-    const pickEntry = async (chat: string, text: string, question: string) => {
-      await s.send(chat, text);
-      const options = optionsIn(await s.nthReply(chat, 1));
-      const n = [...options.entries()].find(([, label]) => label === question)?.[0];
-      assert.ok(n, `${question} offered for ${text}`);
-      await s.send(chat, String(n));
-      await s.nthReply(chat, 2);
-    };
-    await pickEntry('a', 'shipping', 'How much does shipping cost?');
-    await pickEntry('b', 'Shipping!', 'How much does shipping cost?');
-    await pickEntry('c', 'shipping', 'Do you ship abroad?');
+    // Two customers ask the same way and pick the same entry (one of them twice); a third picks another entry.
+    await pickEntry(s, 'a', 'shipping cost', 'How much does shipping cost?');
+    await pickEntry(s, 'b', 'Shipping cost!', 'How much does shipping cost?');
+    await pickEntry(s, 'a', 'shipping cost', 'How much does shipping cost?');
+    await pickEntry(s, 'c', 'shipping cost', 'Do you ship abroad?');
     const learned = await eventually(async () => {
       const all = await entries(s);
       const cost = all.find((e) => e.question === 'How much does shipping cost?');
-      return cost?.learnedQuestions[0]?.picks === 2 && all;
+      return cost?.learnedQuestions[0]?.picks === 3 && all;
     });
     const cost = learned.find((e) => e.question === 'How much does shipping cost?') as Entry;
     const abroad = learned.find((e) => e.question === 'Do you ship abroad?') as Entry;
-    assert.deepEqual(cost.learnedQuestions.map(({ text, picks }) => ({ text, picks })), [{ text: 'shipping', picks: 2 }]);
-    assert.deepEqual(abroad.learnedQuestions.map(({ text, picks }) => ({ text, picks })), [{ text: 'shipping', picks: 1 }]);
+    // Customers chose the other entry for the same words: it competes (and no other entry does, the words are cost's).
+    assert.deepEqual(
+      cost.learnedQuestions.map(({ text, picks, customers, competing }) => ({ text, picks, customers, competing })),
+      [{ text: 'shipping cost', picks: 3, customers: 2, competing: [{ entryId: abroad.id, question: 'Do you ship abroad?' }] }],
+    );
+    const [abroadLearned] = abroad.learnedQuestions;
+    assert.deepEqual([abroadLearned?.text, abroadLearned?.picks, abroadLearned?.customers], ['shipping cost', 1, 1]);
+    // Worded as cost's own question, the phrasing is as close to cost as to abroad even kept: cost competes, first.
+    assert.deepEqual(abroadLearned?.competing[0], { entryId: cost.id, question: 'How much does shipping cost?' });
+    assert.ok(!abroadLearned?.competing.some((c) => c.entryId === abroad.id));
     assert.deepEqual(learned.find((e) => e.question === 'How long does shipping take?')?.learnedQuestions, []);
+    // Migration 0031 counts the customers of picks made before it from the stored clarifications and their answers.
+    const migration = await readFile(new URL('../drizzle/0031_learned_phrasings.sql', import.meta.url), 'utf8');
+    const backfill = migration.split('--> statement-breakpoint').find((part) => part.includes('INSERT INTO')) ?? '';
+    const ids = [...cost.learnedQuestions, ...abroad.learnedQuestions].map((q) => q.id);
+    const customers = sql`SELECT learned_question_id AS id, count(*)::int AS n FROM knowledge_learned_question_chats
+      WHERE learned_question_id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}) GROUP BY 1 ORDER BY 2`;
+    const counted = await queryRows<{ id: string; n: number }>(t.database.db, customers);
+    await t.database.db.execute(sql`DELETE FROM knowledge_learned_question_chats WHERE learned_question_id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`);
+    await t.database.db.execute(sql.raw(backfill));
+    assert.deepEqual(await queryRows<{ id: string; n: number }>(t.database.db, customers), counted);
+    assert.deepEqual(counted.map((row) => row.n), [1, 2]);
 
     // Another account: 404 for both, nothing changed.
     const intruder = await t.createConsoleUser();
@@ -269,16 +373,19 @@ describe('clarifying choices', { concurrency: true }, () => {
     const wrong = `/knowledge-bases/${s.baseId}/entries/${abroad.id}/learned/${cost.learnedQuestions[0]?.id}`;
     assert.equal((await t.console(s.owner.token, 'DELETE', wrong)).status, 404);
 
+    await shippedThreshold(s);
     const kept = await t.console<Entry>(s.owner.token, 'POST', `${path}/keep`);
     assert.equal(kept.status, 200, kept.text);
-    assert.deepEqual(kept.body.synonyms, ['shipping']);
+    assert.deepEqual(kept.body.synonyms, ['shipping cost']);
     assert.deepEqual(kept.body.learnedQuestions, []);
     assert.equal((await t.console(s.owner.token, 'POST', `${path}/keep`)).status, 404);
-    // Kept, the phrasing is the entry's own: the next customer asking so gets the answer directly.
-    await s.send('d', 'shipping');
-    assert.equal(await s.nthReply('d', 1), 'Shipping is free above 50 euros, else 4.90 euros.');
+    assert.equal((await t.console(s.owner.token, 'DELETE', path)).status, 404);
+    // Kept, but customers chose another entry for it too: a choice between the two, not a direct answer.
+    await s.send('d', 'shipping cost');
+    const between = await s.nthReply('d', 1);
+    assert.deepEqual([...optionsIn(between).entries()], [[1, 'How much does shipping cost?'], [2, 'Do you ship abroad?'], [0, 'Something else']]);
 
-    const discardPath = `/knowledge-bases/${s.baseId}/entries/${abroad.id}/learned/${abroad.learnedQuestions[0]?.id}`;
+    const discardPath = `/knowledge-bases/${s.baseId}/entries/${abroad.id}/learned/${abroadLearned?.id}`;
     const discarded = await t.console(s.owner.token, 'DELETE', discardPath);
     assert.equal(discarded.status, 200, discarded.text);
     assert.deepEqual(discarded.body, { success: true });
@@ -286,6 +393,57 @@ describe('clarifying choices', { concurrency: true }, () => {
     const after = (await entries(s)).find((e) => e.id === abroad.id);
     assert.deepEqual(after?.learnedQuestions, []);
     assert.deepEqual(after?.synonyms, []);
+    // Unambiguous now: the next customer asking so gets the kept entry's answer directly.
+    await s.send('e', 'shipping cost');
+    assert.equal(await s.nthReply('e', 1), 'Shipping is free above 50 euros, else 4.90 euros.');
+
+    // Taken out of the synonyms by the team and chosen again: it waits for the team again, its counts kept.
+    const edited = await t.console(s.owner.token, 'PUT', `/knowledge-bases/${s.baseId}/entries/${cost.id}`, { body: { synonyms: [] } });
+    assert.equal(edited.status, 200, edited.text);
+    const asking = await t.console(s.owner.token, 'PUT', `/channel/custom/${encodeURIComponent(s.channelId)}/`, { body: { agentEngine: ASK_ALWAYS } });
+    assert.equal(asking.status, 200, asking.text);
+    await pickEntry(s, 'f', 'shipping cost', 'How much does shipping cost?');
+    const again = await eventually(async () => (await entries(s)).find((e) => e.id === cost.id && e.learnedQuestions.length === 1));
+    assert.deepEqual(again.learnedQuestions.map(({ text, picks, customers }) => ({ text, picks, customers })), [{ text: 'shipping cost', picks: 4, customers: 3 }]);
+  });
+
+  test('a kept phrasing as close to another entry is clarified, not answered; a synonym of two entries is a choice between them', async () => {
+    const s = await setUp();
+    // Customers chose abroad for words that are cost's question: kept, it would mislead, so it stays a choice.
+    await pickEntry(s, 'a', 'shipping cost', 'Do you ship abroad?');
+    const abroad = await eventually(async () => (await entries(s)).find((e) => e.question === 'Do you ship abroad?' && e.learnedQuestions.length === 1));
+    const cost = (await entries(s)).find((e) => e.question === 'How much does shipping cost?') as Entry;
+    assert.ok(abroad.learnedQuestions[0]?.competing.some((c) => c.entryId === cost.id && c.question === cost.question));
+    await shippedThreshold(s);
+    const kept = await t.console<Entry>(s.owner.token, 'POST', `/knowledge-bases/${s.baseId}/entries/${abroad.id}/learned/${abroad.learnedQuestions[0]?.id}/keep`);
+    assert.equal(kept.status, 200, kept.text);
+    assert.deepEqual(kept.body.synonyms, ['shipping cost']);
+    await s.send('b', 'shipping cost');
+    const options = optionsIn(await s.nthReply('b', 1));
+    assert.equal(options.get(1), 'Do you ship abroad?');
+    assert.ok([...options.values()].includes('How much does shipping cost?'));
+
+    // The same synonym written on two entries with different answers: a choice between exactly those two.
+    const twice = await setUp({ agentEngine: { kind: 'knowledge-base' } }, [
+      { question: 'How long does shipping take?', synonyms: ['delivery details'], answer: 'Shipping takes 3 to 5 business days.' },
+      { question: 'How much does shipping cost?', synonyms: ['delivery details'], answer: 'Shipping is free above 50 euros, else 4.90 euros.' },
+      { question: 'How do I return an item?', answer: 'Send it back within 30 days with the return label from your account.' },
+    ]);
+    await twice.send('c', 'Delivery details?');
+    assert.deepEqual(
+      [...optionsIn(await twice.nthReply('c', 1)).values()].sort(),
+      ['How long does shipping take?', 'How much does shipping cost?', 'Something else'].sort(),
+    );
+    // Worded as one entry's question: answered directly, never clarified.
+    await twice.send('d', 'How do I return an item');
+    assert.equal(await twice.nthReply('d', 1), 'Send it back within 30 days with the return label from your account.');
+  });
+
+  test('a question no entry is plausible for gets the fallback, not a menu of unrelated entries', async () => {
+    const s = await setUp({ handoffAfterFallbacks: 0 });
+    // It shares a word with the payment entry, but most of it is unknown to the base.
+    await s.send('c1', 'can I pay with bitcoin');
+    assert.equal(await s.nthReply('c1', 1), fallbackText('en'));
   });
 
   test('channel fields: validated, updated, shown', async () => {

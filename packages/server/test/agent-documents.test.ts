@@ -4,7 +4,8 @@
 // instruction to answer only from what it was given; the reply is the model's. Passages are ranked apart from the
 // entries (which are still given), embedded by the base's provider when it has one, and gone once the document is
 // deleted; the knowledge-base engine answers directly with entries alone and offers passages as clarifying choices
-// (a pick sends the passage's text with its document's name); `Try the agent` shows the passages given.
+// (a pick sends the passage's text with its document's name: labels and text that read well, even from a text file
+// with no headings, Markdown left in it and more than 700 characters); `Try the agent` shows the passages given.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { NewMessagesEvent, WebhookEvent } from '@parley/contracts';
@@ -22,7 +23,12 @@ const COMPLETIONS = '/v1/chat/completions';
 const ANSWER_ONLY =
   'Answer questions about the business only from these passages and the entries above, never from your own knowledge. ' +
   'When they do not cover the question, do not guess: call the hand_off tool.';
-const SETTLE_MS = 60_000;
+/**
+ * How long a document may take to be parsed and a reply to come: the file's four tests run at once, beside other test
+ * files, and their parses share the parser's workers and the job queue with the encoder's jobs (a CI run saw one of
+ * four PDFs not ready after 60 s while the others were). A wait ends as soon as its condition holds.
+ */
+const SETTLE_MS = 150_000;
 
 type User = Awaited<ReturnType<TestApp['createConsoleUser']>>;
 interface Given {
@@ -169,7 +175,7 @@ describe('documents in the agent\'s answers', { concurrency: true }, () => {
     const { baseId } = await baseWithPolicy(user);
     const r = await receiver();
     const channelId = await channel(user, baseId, { kind: 'knowledge-base' }, r.url);
-    const asked = await tryAgent(user, channelId, 'Can I return earrings?');
+    const asked = await tryAgent(user, channelId, 'Are earrings final sale?');
     assert.deepEqual(asked.passages, []);
     const lines = (asked.reply ?? '').split('\n');
     assert.equal(lines[0], 'Did you mean one of these?');
@@ -194,16 +200,83 @@ describe('documents in the agent\'s answers', { concurrency: true }, () => {
           .map((m) => m.text);
         return [...new Set(texts)][n - 1];
       }, 20_000);
-    await send('Can I return earrings?');
+    await send('Are earrings final sale?');
     assert.equal(await nth(1), asked.reply);
     await send('1');
     // The passage: its heading and text (at most 700 characters), then its document's name.
     const finalSale = passage('Final sale');
-    assert.equal(await nth(2), `Final sale\n${finalSale.text} (returns-policy.pdf)`);
+    assert.equal(await nth(2), `Final sale\n${finalSale.text} — from returns-policy.pdf`);
 
     // clarifyChoices 0: entries alone answer, a question only a document answers gets the fallback.
     assert.equal((await t.console(user.token, 'PUT', `/channel/custom/${encodeURIComponent(channelId)}/`, { body: { clarifyChoices: 0 } })).status, 200);
-    assert.equal((await tryAgent(user, channelId, 'Can I return earrings?')).reply, fallbackText('en'));
+    assert.equal((await tryAgent(user, channelId, 'Are earrings final sale?')).reply, fallbackText('en'));
+  });
+
+  test('a passage without a heading: its first sentence cut at a clause is the label, a pick sends readable text cut at a sentence', async () => {
+    const user = await t.createConsoleUser();
+    const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Care', language: 'en' } });
+    assert.equal(base.status, 201, base.text);
+    // A text file as a shop writes one: no heading, Markdown marks, a list, more than 700 characters in one passage.
+    const guide = [
+      'Caring for wool, cotton and linen clothes so that they last for many seasons starts with washing them cold, inside out and by hand.',
+      '',
+      '* Wash **cold**, at 30 °C at most',
+      '* Dry flat, away from the sun',
+      '* Iron wool on the _lowest_ setting, through a damp cloth',
+      '',
+      'Wool needs the gentlest care of all: a wool detergent, no fabric softener and no tumble dryer. Cotton can go in the machine on a ' +
+        'gentle cycle, e.g. the one for delicates, and linen is best ironed while still a little damp. Stains come out with cold water ' +
+        'and a drop of detergent; never rub, dab them. See [our washing guide](https://shop.example/care) for every fabric we sell.',
+      '',
+      'Knitwear that has lost its shape can be washed again and dried flat on a towel, pulled gently back to its measurements. Moths ' +
+        'stay away from clean wool kept in a closed drawer with cedar wood.',
+    ].join('\n');
+    const form = new FormData();
+    form.append('file', new Blob([guide], { type: 'text/plain' }), 'care-guide.txt');
+    const res = await fetch(`${t.url}/console/v1/knowledge-bases/${base.body.id}/documents`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: form });
+    assert.equal(res.status, 201);
+    await eventually(async () => {
+      const list = await t.console<{ documents: { status: string; passages: number }[] }>(user.token, 'GET', `/knowledge-bases/${base.body.id}/documents`);
+      return list.body.documents[0]?.status === 'ready' && list.body.documents[0].passages === 1;
+    }, SETTLE_MS);
+    const r = await receiver();
+    const channelId = await channel(user, base.body.id, { kind: 'knowledge-base' }, r.url);
+    const send = async (text: string) => {
+      const sent = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+        headers: { authorization: user.key },
+        body: { channel: 'custom', channelId, externalChatId: 'care', role: 'user', text },
+      });
+      assert.equal(sent.status, 201, sent.text);
+    };
+    const nth = (n: number) =>
+      eventually(async () => {
+        const texts = r.requests
+          .map((request) => JSON.parse(request.body) as WebhookEvent)
+          .flatMap((event) => (event.event === 'new_messages' ? event.messages : []))
+          .filter((m) => m.role === 'assistant')
+          .map((m) => m.text);
+        return [...new Set(texts)][n - 1];
+      }, 20_000);
+
+    await send('How do I wash wool clothes and linen?');
+    // The first sentence, cut at its last comma within 80 characters: never mid-word, never mid-clause.
+    assert.equal(await nth(1), 'Did you mean one of these?\n1. Caring for wool, cotton and linen clothes so that they last for many seasons… (care-guide.txt)\n0. Something else');
+    await send('1');
+    // Readable text: no Markdown marks, one item a line; whole sentences within 700 characters, then the document.
+    assert.equal(
+      await nth(2),
+      [
+        'Caring for wool, cotton and linen clothes so that they last for many seasons starts with washing them cold, inside out and by hand.',
+        '',
+        '- Wash cold, at 30 °C at most',
+        '- Dry flat, away from the sun',
+        '- Iron wool on the lowest setting, through a damp cloth',
+        '',
+        'Wool needs the gentlest care of all: a wool detergent, no fabric softener and no tumble dryer. Cotton can go in the machine on a ' +
+          'gentle cycle, e.g. the one for delicates, and linen is best ironed while still a little damp. Stains come out with cold water ' +
+          'and a drop of detergent; never rub, dab them. See our washing guide (https://shop.example/care) for every fabric we sell. — from care-guide.txt',
+      ].join('\n'),
+    );
   });
 
   test('with an embeddings provider, passages are embedded by it and found by meaning, not only by shared words', async () => {

@@ -8,11 +8,19 @@ import { after, before, describe, test } from 'node:test';
 import type { EventPage, WebhookEvent } from '@parley/contracts';
 import { sql } from 'drizzle-orm';
 import { fallbackText, handoffText } from '../src/agent/agent-texts.ts';
+import { SUMMARY_PROMPT } from '../src/agent/handoff/model-summary.ts';
 import { queryRows } from '../src/db/client.ts';
-import { eventually } from './support/events.ts';
-import { reply, startFakeLlm, type FakeLlm } from './support/fake-llm.ts';
+import { eventually as eventuallyWithin } from './support/events.ts';
+import { reply, startFakeLlm, type FakeLlm, type LlmRequest } from './support/fake-llm.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
+
+/**
+ * Every wait of this file is at least 45 s: its tests run at once (`concurrency: true`), so on a
+ * loaded 2-core machine each is served slowly (a CI run beside other files saw 15 s run out). A wait ends as soon
+ * as its condition holds.
+ */
+const eventually = <T>(check: () => Promise<T | undefined | false>, ms = 0): Promise<T> => eventuallyWithin(check, Math.max(ms, 45_000));
 
 const COMPLETIONS = '/v1/chat/completions';
 const METRICS_TOKEN = 'metrics-token-for-handoff-tests';
@@ -46,7 +54,7 @@ interface ChatList {
   count: number;
 }
 interface HistoryItem {
-  kind: 'message' | 'note';
+  kind: 'message' | 'note' | 'summary';
   role?: string;
   text: string;
   fromAgent?: boolean;
@@ -55,6 +63,15 @@ interface HistoryItem {
 }
 
 type User = Awaited<ReturnType<TestApp['createConsoleUser']>>;
+
+interface CompletionBody {
+  messages: { role: string; content: string }[];
+  tools?: unknown[];
+}
+/** The model's request for a handoff's summary (not an agent turn). */
+const isSummaryRequest = (request: LlmRequest) => (request.json as CompletionBody).messages[0]?.content.startsWith(SUMMARY_PROMPT) === true;
+/** The requests of the agent's turns, the summaries' aside. */
+const agentTurns = (fake: FakeLlm) => fake.to(COMPLETIONS).filter((request) => !isSummaryRequest(request));
 
 describe('handoff to the team', { concurrency: true }, () => {
   let t: TestApp;
@@ -286,6 +303,42 @@ describe('handoff to the team', { concurrency: true }, () => {
     assert.equal((await b.chatOf('b1')).needsHuman, true);
   });
 
+  test('the handoff summary (issue #44): a note of kind summary with the request (no greeting, no repeat), the answer, the reason, the card', async () => {
+    const s = await setUp({ settings: { greeting: 'Hi! How can I help?' }, handoffAfterFallbacks: 3 });
+    await s.send('sum', 'Hello there');
+    assert.equal(await s.nthReply('sum', 1), 'Hi! How can I help?');
+    await s.send('sum', 'How long does shipping take?');
+    assert.equal(await s.nthReply('sum', 2), 'Shipping takes 3 to 5 business days.');
+    await s.send('sum', 'Do you repair bicycles?');
+    assert.equal(await s.nthReply('sum', 3), FALLBACK_EN);
+    await s.send('sum', 'Do you repair bicycles?');
+    assert.equal(await s.nthReply('sum', 4), FALLBACK_EN);
+    await s.send('sum', 'Thanks!');
+    assert.equal(await s.nthReply('sum', 5), HANDOFF_EN);
+    const chat = await s.chatOf('sum');
+    const history = await t.console<{ messages: (HistoryItem & { id: string })[] }>(s.user.token, 'GET', `/chat/messages/${chat.id}/`);
+    assert.equal(history.status, 200, history.text);
+    const summaries = history.body.messages.filter((item) => item.kind === 'summary');
+    assert.deepEqual(
+      summaries.map((item) => ({ text: item.text, author: item.author })),
+      [
+        {
+          text: [
+            'Request: How long does shipping take? / Do you repair bicycles?',
+            `Agent: could not answer ("${FALLBACK_EN}")`,
+            'Reason: the AI agent could not answer',
+            `Customer: ${(chat as InboxChat & { dialogName: string }).dialogName} · no e-mail · id sum · Support (custom)`,
+          ].join('\n'),
+          author: { id: null, name: 'AI agent' },
+        },
+      ],
+    );
+    // It comes right after the handoff message, and never reaches the webhook.
+    const kinds = history.body.messages.map((item) => item.kind);
+    assert.deepEqual(kinds.slice(-2), ['message', 'summary']);
+    assert.equal(receiver.requests.some((r) => r.body.includes('Request: How long')), false);
+  });
+
   test('handoffAfterFallbacks: the n-th fallback in a row hands over; a greeting is not one, an answer resets the count', async () => {
     // Default 2: the first unanswered question gets the fallback, the second hands over.
     const s = await setUp();
@@ -351,8 +404,10 @@ describe('handoff to the team', { concurrency: true }, () => {
     assert.equal(await metric(m, 'knowledge-base', 'answered'), 0);
   });
 
-  test('overview: answered / fell back / handed off per day', async () => {
-    const s = await setUp({ handoffAfterFallbacks: 3 });
+  test('overview: answered / fell back / handed off per day; a greeting is no answer', async () => {
+    const s = await setUp({ handoffAfterFallbacks: 3, settings: { greeting: 'Hello! Ask me anything.' } });
+    await s.send('o2', 'Hi there');
+    assert.equal(await s.nthReply('o2', 1), 'Hello! Ask me anything.');
     await s.send('o1', 'How long does shipping take?');
     await s.nthReply('o1', 1);
     await s.send('o1', 'Do you repair bicycles?');
@@ -360,15 +415,15 @@ describe('handoff to the team', { concurrency: true }, () => {
     await s.send('o1', 'talk to a person');
     await s.nthReply('o1', 3);
     const overview = await t.console<{
-      agentReplies: { answered: number; answeredAfterChoice: number; fellBack: number; handedOff: number };
-      agentRepliesPerDay: { date: string; answered: number; answeredAfterChoice: number; fellBack: number; handedOff: number }[];
+      agentReplies: { answered: number; answeredAfterChoice: number; clarified: number; fellBack: number; handedOff: number };
+      agentRepliesPerDay: { date: string; answered: number; answeredAfterChoice: number; clarified: number; fellBack: number; handedOff: number }[];
     }>(s.user.token, 'GET', '/overview/', { query: { days: '3' } });
     assert.equal(overview.status, 200, overview.text);
-    assert.deepEqual(overview.body.agentReplies, { answered: 1, answeredAfterChoice: 0, fellBack: 1, handedOff: 1 });
+    assert.deepEqual(overview.body.agentReplies, { answered: 1, answeredAfterChoice: 0, clarified: 0, fellBack: 1, handedOff: 1 });
     const today = new Date().toISOString().slice(0, 10);
     assert.equal(overview.body.agentRepliesPerDay.length, 3);
-    assert.deepEqual(overview.body.agentRepliesPerDay.at(-1), { date: today, answered: 1, answeredAfterChoice: 0, fellBack: 1, handedOff: 1 });
-    assert.deepEqual(overview.body.agentRepliesPerDay[0], { date: overview.body.agentRepliesPerDay[0]?.date, answered: 0, answeredAfterChoice: 0, fellBack: 0, handedOff: 0 });
+    assert.deepEqual(overview.body.agentRepliesPerDay.at(-1), { date: today, answered: 1, answeredAfterChoice: 0, clarified: 0, fellBack: 1, handedOff: 1 });
+    assert.deepEqual(overview.body.agentRepliesPerDay[0], { date: overview.body.agentRepliesPerDay[0]?.date, answered: 0, answeredAfterChoice: 0, clarified: 0, fellBack: 0, handedOff: 0 });
   });
 
   test('channel fields: shown, changed, validated (0–10, null message); unknown filter values are 400', async () => {
@@ -413,7 +468,7 @@ describe('handoff to the team', { concurrency: true }, () => {
         return events.length === 1 && events;
       });
       assert.equal(event?.event === 'chat_handed_off' && event.reason, 'model');
-      assert.equal(s.fake.to(COMPLETIONS).length, 1, 'no follow-up request after hand_off');
+      assert.equal(agentTurns(s.fake).length, 1, 'no follow-up request after hand_off');
       const chat = await s.chatOf('m1');
       assert.equal(chat.needsHuman, true);
       assert.equal(chat.paused, true);
@@ -423,6 +478,15 @@ describe('handoff to the team', { concurrency: true }, () => {
         text: 'Handed to the team: The customer wants a refund exception the entries do not cover.',
         author: { id: null, name: 'AI agent' },
       });
+      const summary = history.body.messages.find((item) => item.kind === 'summary');
+      assert.equal(
+        summary?.text.split('\n').slice(0, 3).join('\n'),
+        [
+          'Request: I was charged twice, I want my money back now!',
+          'Agent: nothing before the handoff',
+          'Reason: the AI agent handed it over: The customer wants a refund exception the entries do not cover.',
+        ].join('\n'),
+      );
       const handoffReply = history.body.messages.find((item) => item.kind === 'message' && item.role === 'assistant');
       assert.equal(handoffReply?.fromAgent, true);
       // Not an answer: the web account offers no correction under it (issue #34).
@@ -459,9 +523,73 @@ describe('handoff to the team', { concurrency: true }, () => {
           return events.length === 1 && events;
         });
         assert.equal(event?.event === 'chat_handed_off' && event.reason, 'customer_request', lang);
-        assert.equal(s.fake.to(COMPLETIONS).length, 0, `${lang}: no request to the model`);
+        assert.equal(agentTurns(s.fake).length, 0, `${lang}: no request to the model`);
       }
     });
+
+    /** The account's alert webhook goes to the receiver (`/alerts/<tag>`): the alerts posted there. */
+    async function alertsTo(s: Awaited<ReturnType<typeof modelChannel>>, tag: string) {
+      const saved = await t.console(s.user.token, 'PUT', '/account/alerts/', { body: { alertWebhookUrl: `${receiver.url}/alerts/${tag}` } });
+      assert.equal(saved.status, 200, saved.text);
+      return () => receiver.requests.filter((r) => r.url === `/alerts/${tag}`).map((r) => JSON.parse(r.body) as { reason: string; summary: string | null });
+    }
+
+    /** The chat's summaries in its history, and its alerts once the first came. */
+    async function summariesOf(s: Awaited<ReturnType<typeof modelChannel>>, externalChatId: string, alerts: () => { reason: string; summary: string | null }[]) {
+      const posted = await eventually(async () => alerts().length > 0 && alerts(), 15_000);
+      const chat = (await s.chatOf(externalChatId)) as InboxChat & { dialogName: string };
+      const history = await t.console<{ messages: HistoryItem[] }>(s.user.token, 'GET', `/chat/messages/${chat.id}/`);
+      assert.equal(history.status, 200, history.text);
+      const notes = history.body.messages.filter((item) => item.kind === 'summary').map((item) => ({ text: item.text, author: item.author }));
+      return { posted, notes, card: `Customer: ${chat.dialogName} · no e-mail · id ${externalChatId} · Support (custom)` };
+    }
+
+    const WITHOUT_MODEL = [
+      'Request: I was charged twice, I want my money back now!',
+      'Agent: nothing before the handoff',
+      'Reason: the AI agent handed it over: A refund exception.',
+    ];
+
+    test("the model's three lines (issue #44): the summary note and the alert webhook's summary are the model's, above the card", async () => {
+      const s = await modelChannel();
+      const alerts = await alertsTo(s, 'model-summary');
+      const lines = ['Request: a refund of a payment taken twice.', 'Agent: it handed the chat over at once.', 'Reason: a refund exception needs a person.'];
+      // The model's list marks are taken off.
+      s.fake.script(COMPLETIONS, reply.handOff('call_h', 'A refund exception.'), reply.text(`\n1. ${lines[0]}\n- ${lines[1]}\n${lines[2]}\n`));
+      await s.send('ms', 'I was charged twice, I want my money back now!');
+      assert.equal(await s.nthReply('ms', 1), HANDOFF_EN);
+      const { posted, notes, card } = await summariesOf(s, 'ms', alerts);
+      const expected = [...lines, card].join('\n');
+      assert.deepEqual(notes, [{ text: expected, author: { id: null, name: 'AI agent' } }]);
+      assert.deepEqual(posted.map((alert) => ({ reason: alert.reason, summary: alert.summary })), [{ reason: 'model', summary: expected }]);
+      // One request for the summary, without tools: the summary without the model as its facts, and the chat.
+      const asked = s.fake.to(COMPLETIONS).filter(isSummaryRequest);
+      assert.equal(asked.length, 1);
+      const body = asked[0]?.json as CompletionBody;
+      assert.equal(body.tools, undefined);
+      assert.ok(body.messages[0]?.content.endsWith(`Facts:\n${[...WITHOUT_MODEL, card].join('\n')}`), body.messages[0]?.content);
+      assert.deepEqual(body.messages[1], { role: 'user', content: `Customer: I was charged twice, I want my money back now!\nAI agent: ${HANDOFF_EN}` });
+    });
+
+    for (const [name, failing, engine] of [
+      ['fails (500)', reply.status(500), {}],
+      ['does not answer in time', reply.hang(), { timeoutSeconds: 1 }],
+      ['writes fewer than three lines', reply.text('Request: a refund.\nReason: money.'), {}],
+    ] as const) {
+      test(`the model ${name}: the summary without it stays, and the alert carries it`, async () => {
+        const fake = await fakeLlm();
+        const s = { ...(await setUp({ agentEngine: { kind: 'openai-compatible', baseUrl: `${fake.url}/v1`, model: 'test-model', timeoutSeconds: 10, ...engine } })), fake };
+        const alerts = await alertsTo(s, `failing-${name.split(' ')[0]}`);
+        s.fake.script(COMPLETIONS, reply.handOff('call_h', 'A refund exception.'), failing);
+        await s.send('mf', 'I was charged twice, I want my money back now!');
+        assert.equal(await s.nthReply('mf', 1), HANDOFF_EN);
+        const { posted, notes, card } = await summariesOf(s, 'mf', alerts);
+        const expected = [...WITHOUT_MODEL, card].join('\n');
+        assert.deepEqual(notes, [{ text: expected, author: { id: null, name: 'AI agent' } }]);
+        assert.deepEqual(posted.map((alert) => ({ reason: alert.reason, summary: alert.summary })), [{ reason: 'model', summary: expected }]);
+        assert.equal(s.fake.to(COMPLETIONS).filter(isSummaryRequest).length, 1, 'asked once, no retry');
+      });
+    }
 
     test("the console's test chat says the handoff message", async () => {
       const s = await modelChannel();

@@ -7,12 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import type { ListChatsQuery } from '@parley/contracts';
 import { sql, type SQL } from 'drizzle-orm';
 import { listArguments } from '../src/chats/chats-service.ts';
-import { countedStatement, createChatsStore, listStatement } from '../src/chats/chats-store.ts';
-import { queryRows } from '../src/db/client.ts';
+import { countedStatement, createChatsStore, inboxCountedStatement, listStatement, tagCountedStatement } from '../src/chats/chats-store.ts';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../src/config.ts';
+import { queryRows, type DatabaseHandle } from '../src/db/client.ts';
 import { preparedRows, type PreparedQuery } from '../src/db/prepared.ts';
 import { newId } from '../src/lib/ids.ts';
 import { eventually } from './support/events.ts';
 import { seedChat } from './support/fixtures.ts';
+import { openTestDatabase } from './support/database.ts';
 import { startTestApp, type TestApp, type TestResponse } from './support/harness.ts';
 
 const CHATS = 100_000;
@@ -42,6 +44,7 @@ interface PlanNode {
 let t: TestApp;
 let accountId: string;
 let key: string;
+let token: string;
 const customChannel = `cc:plans${newId().replaceAll('-', '').slice(0, 16)}`;
 const telegramChannel = newId();
 const tagIds = { common: newId(), vip: newId(), rare: newId() };
@@ -53,7 +56,22 @@ const engine = JSON.stringify({ kind: 'knowledge-base' });
 const chatId = sql`(lpad(to_hex(1700000000000 + i * 1000), 12, '0') || '70008000' || lpad(to_hex(i), 12, '0'))::uuid`;
 
 async function seed(): Promise<void> {
-  const db = t.database.db;
+  // Each statement of the bulk load on its own, without the requests' statement timeout (a loaded machine may need
+  // more), and in a transaction of its own (a long one would hold back the event feed of the files beside it).
+  const db = {
+    execute: (statement: SQL) =>
+      t.database.db.transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL statement_timeout = 0`);
+        await tx.execute(statement);
+      }),
+  };
+  await seedRows(db);
+  // What autovacuum does after a bulk insert: statistics, and the visibility map that lets index-only scans skip
+  // the table.
+  await t.database.db.execute(sql`VACUUM ANALYZE`);
+}
+
+async function seedRows(db: { execute(statement: SQL): Promise<unknown> }): Promise<void> {
   for (const [id, kind, name] of [[customChannel, 'custom', 'API'], [telegramChannel, 'telegram', 'Telegram']]) {
     await db.execute(sql`INSERT INTO channels (id, account_id, kind, name, settings, agent_engine)
       VALUES (${id}, ${accountId}, ${kind}, ${name}, ${settings}::jsonb, ${engine}::jsonb)`);
@@ -81,21 +99,29 @@ async function seed(): Promise<void> {
   await db.execute(sql`UPDATE chats SET assignee_id = ${accountId} WHERE account_id = ${accountId} AND external_chat_id LIKE '%3'`);
   // One chat in a thousand was handed to the team by the agent (issue #26).
   await db.execute(sql`UPDATE chats SET needs_human = true WHERE account_id = ${accountId} AND external_chat_id LIKE '%999'`);
-  // What autovacuum does after a bulk insert: statistics, and the visibility map that lets index-only scans skip
-  // the table.
-  await db.execute(sql`VACUUM ANALYZE`);
+  // One chat in eight is unread, one in a hundred flagged unread (issue #41: the Inbox's filters).
+  await db.execute(sql`UPDATE chats SET unread_count = 2 WHERE account_id = ${accountId} AND substring(external_chat_id FROM 5)::int % 8 = 5`);
+  await db.execute(sql`UPDATE chats SET custom_unread = true WHERE account_id = ${accountId} AND external_chat_id LIKE '%42'`);
 }
 
+let database: DatabaseHandle;
+
 before(async () => {
-  t = await startTestApp();
-  ({ accountId, key } = await t.createAccount());
+  // The seed's statements lift the server's statement timeout; the client's read timeout (the statement timeout and a
+  // margin) is lifted too, or a bulk update of 100,000 chats on a loaded machine ends in `Query read timeout`.
+  database = await openTestDatabase({ timeouts: { ...DEFAULT_DATABASE_TIMEOUTS, statementMs: 600_000 } });
+  t = await startTestApp({ database });
+  ({ accountId, key, token } = await t.createConsoleUser());
   await seed();
   // Another account's chats, on the same tag names: never listed here.
   const other = await t.createAccount();
   const chat = await seedChat(t.database.db, other.accountId);
   await t.api(other.key, '/chats/chat/tags/tag-chat', { id: chat.id, tag: 'common' });
 });
-after(() => t.close());
+after(async () => {
+  await t.close();
+  await database.close();
+});
 
 const list = (query: Record<string, string>, as = key): Promise<TestResponse<ListBody>> => t.api<ListBody>(as, '/chats/chat', query);
 
@@ -145,7 +171,9 @@ async function pagePlan(query: ListChatsQuery, options: { generic?: boolean } = 
 }
 
 /** The expected page and count, by plain SQL over chats (tags by name, chats having all of them). */
-async function expected(query: ListChatsQuery): Promise<{ ids: string[]; count: number; union: number }> {
+type InboxQuery = ListChatsQuery & { unread?: boolean; needsHuman?: boolean; assignee?: 'me' | 'none' };
+
+async function expected(query: InboxQuery): Promise<{ ids: string[]; count: number; union: number }> {
   const names = query.tag?.split(',') ?? [];
   const hasTag = (name: string) =>
     sql`EXISTS (SELECT 1 FROM chat_tags ct JOIN tags tg ON tg.id = ct.tag_id
@@ -155,6 +183,9 @@ async function expected(query: ListChatsQuery): Promise<{ ids: string[]; count: 
     ...(query.channelName === undefined ? [] : [sql`c.channel_kind = ${query.channelName}`]),
     ...(query.channelId === undefined ? [] : [sql`c.channel_id = ${query.channelId}`]),
     ...(query.complitedTask === undefined ? [] : [sql`c.task_done = ${query.complitedTask}`]),
+    ...(query.unread ? [sql`(c.unread_count > 0 OR c.custom_unread)`] : []),
+    ...(query.needsHuman ? [sql`c.needs_human`] : []),
+    ...(query.assignee === 'me' ? [sql`c.assignee_id = ${accountId}`] : query.assignee === 'none' ? [sql`c.assignee_id IS NULL`] : []),
   ];
   const all = sql.join([...common, ...names.map(hasTag)], sql` AND `);
   const any = sql.join([...common, ...(names.length > 0 ? [sql`(${sql.join(names.map(hasTag), sql` OR `)})`] : [])], sql` AND `);
@@ -170,7 +201,7 @@ async function expected(query: ListChatsQuery): Promise<{ ids: string[]; count: 
   return { ids: rows.map((row) => row.id), count: counted?.count ?? -1, union: counted?.union ?? -1 };
 }
 
-const asParams = (query: ListChatsQuery): Record<string, string> =>
+const asParams = (query: InboxQuery): Record<string, string> =>
   Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));
 
 describe('the chat list at 100,000 chats: plans', () => {
@@ -273,6 +304,77 @@ describe('the chat list at 100,000 chats: plans', () => {
     const plan = await planOf(countedStatement({ accountId, channelKind: 'telegram', taskDone: false }));
     assert.ok(allNodes(plan).every((node) => node['Relation Name'] === undefined || node['Relation Name'] === 'chat_counts'));
   });
+
+  // The Inbox's filters (issue #41): every count is a sum of counters, never a scan of chats or chat_tags.
+  const inboxArguments = async (query: InboxQuery) => {
+    const { assignee, ...rest } = query;
+    const args = await listArguments(createChatsStore(t.database.db), accountId, {
+      ...rest,
+      ...(assignee === undefined ? {} : { assigneeId: assignee === 'me' ? accountId : null }),
+      withAssignee: true,
+    });
+    assert.ok(args, 'the tags exist');
+    return args;
+  };
+  for (const [name, query] of [
+    ['unassigned', { assignee: 'none' }],
+    ['unassigned, unread and done on a channel', { assignee: 'none', unread: true, complitedTask: true, channelId: customChannel }],
+    ['mine and needing a person', { assignee: 'me', needsHuman: true }],
+    ['unread of a channel kind', { unread: true, channelName: 'telegram' }],
+  ] as [string, InboxQuery][]) {
+    test(`Inbox count, ${name}: summed from chat_inbox_counts by its key, no chats read`, async () => {
+      const { filter } = await inboxArguments(query);
+      const plan = await planOf(inboxCountedStatement(filter));
+      const relations = allNodes(plan).map((node) => node['Relation Name']).filter((relation) => relation !== undefined);
+      assert.deepEqual([...new Set(relations)], ['chat_inbox_counts']);
+      assert.ok(allNodes(plan).some((node) => node['Index Name'] === 'chat_inbox_counts_pk'), 'read by its primary key');
+    });
+  }
+  for (const [name, query] of [
+    ['a tag and unassigned', { tag: 'vip', assignee: 'none' }],
+    ['two tags, unread and done', { tag: 'common,vip', unread: true, complitedTask: true }],
+  ] as [string, InboxQuery][]) {
+    test(`Inbox count, ${name}: summed from chat_tag_counts per tag, no chats or chat_tags read`, async () => {
+      const { filter } = await inboxArguments(query);
+      const plan = await planOf(tagCountedStatement(filter));
+      const relations = allNodes(plan).map((node) => node['Relation Name']).filter((relation) => relation !== undefined);
+      assert.deepEqual([...new Set(relations)], ['chat_tag_counts']);
+    });
+    for (const generic of [false, true]) {
+      test(`Inbox page, ${name}: read from chat_tags_tag_activity_idx alone, no chats filtered by a join${generic ? ' (generic plan)' : ''}`, async () => {
+        const { filter, page } = await inboxArguments(query);
+        const plan = await planOf(listStatement({ ...filter, drive: 'tag' }, page), { generic });
+        const scan = pageScan(plan);
+        assert.equal(scan['Index Name'], 'chat_tags_tag_activity_idx');
+        assert.equal(scan['Node Type'], 'Index Only Scan', 'the filtered columns are in the index');
+        const chatsScans = allNodes(plan).filter((node) => node['Relation Name'] === 'chats' && node !== scan);
+        // Chats are read only for the page's own rows (the outer join by primary key), never to filter.
+        assert.ok(chatsScans.every((node) => node['Index Name'] === 'chats_pkey'), chatsScans.map((node) => node['Index Name']).join());
+      });
+    }
+  }
+  // The chats' partial indexes include the other filtered columns: the rows a page skips are filtered in the index.
+  for (const [name, query, index] of [
+    ['done, unread, on a channel', { channelId: customChannel, complitedTask: true, unread: true }, /^chats_account_(done|unread)_activity_idx$/],
+    ['needing a person, done, unassigned', { needsHuman: true, complitedTask: true, assignee: 'none' }, /^chats_account_needs_human_activity_idx$/],
+    ['mine, unread, of a kind', { assignee: 'me', unread: true, channelName: 'telegram' }, /^chats_account_(assignee|unread)_activity_idx$/],
+  ] as [string, InboxQuery, RegExp][]) {
+    test(`Inbox page, ${name}: an index-only scan of a partial index, its filters in the index`, async () => {
+      const { filter, page } = await inboxArguments(query);
+      const scan = pageScan(await planOf(listStatement(filter, page)));
+      assert.match(scan['Index Name'] ?? '', index);
+      assert.equal(scan['Node Type'], 'Index Only Scan');
+    });
+  }
+  for (const generic of [false, true]) {
+    test(`Inbox page, a tag and needing a person: read from the few chats needing one, the tag probed per chat${generic ? ' (generic plan)' : ''}`, async () => {
+      const { filter, page } = await inboxArguments({ tag: 'vip', needsHuman: true });
+      const plan = await planOf(listStatement({ ...filter, drive: 'chats' }, page), { generic });
+      assert.equal(pageScan(plan)['Index Name'], 'chats_account_needs_human_activity_idx');
+      const probes = allNodes(plan).filter((node) => node['Relation Name'] === 'chat_tags');
+      assert.ok(probes.length > 0 && probes.every((node) => /^(chat_tags_tag_id_chat_id_pk|chat_tags_chat_id_idx)$/.test(node['Index Name'] ?? '')));
+    });
+  }
 });
 
 describe('the chat list at 100,000 chats: answers', () => {
@@ -320,6 +422,39 @@ describe('the chat list at 100,000 chats: answers', () => {
     });
   }
 
+  // The Inbox's list (issue #41): its filters alone and with tags, pages and exact counts (one tag: exact; several: the
+  // page exact, the count between the chats having all tags and those having any, as the public list's).
+  const inboxCases: [string, InboxQuery][] = [
+    ['unassigned', { limit: 50, assignee: 'none' }],
+    ['mine', { limit: 50, assignee: 'me' }],
+    ['unread', { limit: 50, unread: true }],
+    ['unread, unassigned, done, on a channel', { limit: 50, unread: true, assignee: 'none', complitedTask: true, channelId: customChannel }],
+    ['needing a person, deep', { limit: 20, needsHuman: true, offset: 60 }],
+    ['a tag, unassigned', { limit: 50, tag: 'vip', assignee: 'none' }],
+    ['a tag, mine, unread', { limit: 50, tag: 'common', assignee: 'me', unread: true }],
+    ['a rare tag, unread (a partial page)', { limit: 50, tag: 'rare', unread: true }],
+    ['a tag, needing a person', { limit: 50, tag: 'vip', needsHuman: true }],
+    ['a tag, a channel kind, open, unread', { limit: 50, tag: 'vip', channelName: 'telegram', complitedTask: false, unread: true }],
+    ['a tag, past the end', { limit: 50, tag: 'vip', assignee: 'me', offset: 5_000 }],
+  ];
+  for (const [name, query] of inboxCases) {
+    test(`Inbox, ${name}: the page and the exact count`, async () => {
+      const res = await t.console<ListBody>(token, 'GET', '/chat/all-chats/', { query: asParams(query) });
+      assert.equal(res.status, 200, res.text);
+      const want = await expected(query);
+      assert.deepEqual(res.body.chats.map((chat) => chat.id), want.ids);
+      assert.equal(res.body.count, want.count);
+    });
+  }
+  test('Inbox, two tags, unassigned and unread: the exact page; a count between all and any', async () => {
+    const query: InboxQuery = { limit: 50, tag: 'common,vip', assignee: 'none', unread: true };
+    const res = await t.console<ListBody>(token, 'GET', '/chat/all-chats/', { query: asParams(query) });
+    assert.equal(res.status, 200, res.text);
+    const want = await expected(query);
+    assert.deepEqual(res.body.chats.map((chat) => chat.id), want.ids);
+    assert.ok(res.body.count >= want.count && res.body.count <= want.union, `${res.body.count} in [${want.count}, ${want.union}]`);
+  });
+
   test('the fields of a listed chat: channel, status, tags by name', async () => {
     const res = await list({ limit: '60', tag: 'common,vip' });
     const chat = res.body.chats[0];
@@ -340,6 +475,30 @@ describe('the chat list at 100,000 chats: answers', () => {
 /** The three copies equal what they copy, over the whole database. */
 async function assertCopiesExact(): Promise<void> {
   const db = t.database.db;
+  const [inboxDrift] = await queryRows<{ inbox: number; tagged: number; copied: number }>(
+    db,
+    sql`WITH inbox AS (
+      SELECT account_id, channel_id, channel_kind, assignee_id, task_done, unread, needs_human, sum(chats) AS chats
+      FROM chat_inbox_counts GROUP BY 1, 2, 3, 4, 5, 6, 7 HAVING sum(chats) <> 0),
+    actual AS (
+      SELECT account_id, channel_id, channel_kind, coalesce(assignee_id, '00000000-0000-0000-0000-000000000000') AS assignee_id, task_done,
+             unread_count > 0 OR custom_unread AS unread, needs_human, count(*) AS chats
+      FROM chats GROUP BY 1, 2, 3, 4, 5, 6, 7),
+    tagged AS (
+      SELECT tag_id, channel_id, channel_kind, assignee_id, task_done, unread, needs_human, sum(chats) AS chats
+      FROM chat_tag_counts GROUP BY 1, 2, 3, 4, 5, 6, 7 HAVING sum(chats) <> 0),
+    actual_tagged AS (
+      SELECT ct.tag_id, c.channel_id, c.channel_kind, coalesce(c.assignee_id, '00000000-0000-0000-0000-000000000000') AS assignee_id, c.task_done,
+             c.unread_count > 0 OR c.custom_unread AS unread, c.needs_human, count(*) AS chats
+      FROM chat_tags ct JOIN chats c ON c.id = ct.chat_id GROUP BY 1, 2, 3, 4, 5, 6, 7)
+    SELECT
+      (SELECT count(*)::int FROM ((SELECT * FROM inbox EXCEPT SELECT * FROM actual) UNION ALL (SELECT * FROM actual EXCEPT SELECT * FROM inbox)) d) AS inbox,
+      (SELECT count(*)::int FROM ((SELECT * FROM tagged EXCEPT SELECT * FROM actual_tagged) UNION ALL (SELECT * FROM actual_tagged EXCEPT SELECT * FROM tagged)) d) AS tagged,
+      (SELECT count(*)::int FROM chat_tags ct JOIN chats c ON c.id = ct.chat_id
+       WHERE (ct.channel_id, ct.channel_kind, ct.assignee_id, ct.task_done, ct.unread, ct.needs_human)
+             IS DISTINCT FROM (c.channel_id, c.channel_kind, c.assignee_id, c.task_done, c.unread_count > 0 OR c.custom_unread, c.needs_human)) AS copied`,
+  );
+  assert.deepEqual(inboxDrift, { inbox: 0, tagged: 0, copied: 0 }, 'the Inbox counters and the columns chat_tags copies');
   const [drift] = await queryRows<{ counts: number; tags: number; activity: number }>(
     db,
     sql`WITH counted AS (
@@ -424,6 +583,12 @@ describe('the copies behind count and tag order follow every change', () => {
     assert.deepEqual(await tagged(), [a1, b1]);
     assert.equal((await tag(a3, 'x')).status, 200);
     assert.deepEqual(await tagged(), [a1, b1, a3], 'a chat tagged later is placed by its own activity');
+
+    // The Inbox's columns change too (issue #41): assignment and read state; the counters and chat_tags' copies follow.
+    assert.equal((await t.console(user.token, 'POST', `/chat/assign/${a1}/`, { body: { memberId: user.accountId } })).status, 200);
+    assert.equal((await t.console(user.token, 'POST', `/chat/read/${a1}/`)).status, 200);
+    assert.equal((await t.console(user.token, 'POST', `/chat/unread/${a3}/`)).status, 200);
+    await assertCopiesExact();
 
     const removed = await t.console(user.token, 'DELETE', `/channel/custom/${b}/`);
     assert.equal(removed.status, 200, removed.text);

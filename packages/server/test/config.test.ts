@@ -19,6 +19,7 @@ test('defaults', () => {
     secretsKey: undefined,
     rateLimitMax: 300,
     deliveryRetentionDays: 7,
+    auditRetentionDays: 365,
     logLevel: 'info',
     messengerApis: { telegram: 'https://api.telegram.org', meta: 'https://graph.facebook.com', viber: 'https://chatapi.viber.com' },
     crmApis: { hubspot: 'https://api.hubapi.com', pipedrive: undefined },
@@ -74,9 +75,11 @@ test('every variable is read', () => {
       S3_ACCESS_KEY_ID: 'parley',
       S3_SECRET_ACCESS_KEY: 'hunter2-secret',
       S3_FORCE_PATH_STYLE: 'true',
+      AUDIT_RETENTION_DAYS: '730',
     },
     '/',
   );
+  assert.equal(config.auditRetentionDays, 730);
   assert.deepEqual(config.s3, {
     bucket: 'parley-files',
     endpoint: 'http://minio:9000',
@@ -130,6 +133,7 @@ test('a bad value is one clear line naming the variable, and never echoes a secr
     [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535 (got "70000")'],
     [{ DELIVERY_RETENTION_DAYS: '0' }, 'Invalid configuration: DELIVERY_RETENTION_DAYS must be an integer from 1 to 3650 (got "0")'],
+    [{ AUDIT_RETENTION_DAYS: '0' }, 'Invalid configuration: AUDIT_RETENTION_DAYS must be an integer from 1 to 36500 (got "0")'],
     [{ RATE_LIMIT_MAX: '0' }, 'Invalid configuration: RATE_LIMIT_MAX must be an integer from 1 to 1000000000 (got "0")'],
     [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_PRIVATE_NETWORKS must be "true" or "false" (got "yes")'],
     [{ KB_ENCODER: 'yes' }, 'Invalid configuration: KB_ENCODER must be on or off (got "yes")'],

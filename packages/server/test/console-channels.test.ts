@@ -66,6 +66,7 @@ describe('connect', () => {
       handoffAfterFallbacks: 2,
       clarifyChoices: 3,
       clarifyPrompt: null,
+      actionIds: [],
       credentialsSet: false,
       inboundUrl: null,
       verifyToken: null,

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import { createSecretBox } from '../src/lib/secret-box.ts';
-import { createUrlGuard } from '../src/webhooks/url-guard.ts';
+import { createUrlGuard } from '../src/kernel/url-guard.ts';
 import { createKnowledgeService } from '../src/knowledge/knowledge-service.ts';
 import { createKnowledgeStore } from '../src/knowledge/knowledge-store.ts';
 import { TEXT_SEARCH_CONFIGS } from '../src/knowledge/text-search.ts';
@@ -224,6 +224,7 @@ describe('entries', () => {
     });
     assert.equal(res.status, 201);
     assert.deepEqual(Object.keys(res.body).sort(), [
+      'actionId',
       'answer',
       'createdAt',
       'id',
@@ -245,6 +246,7 @@ describe('entries', () => {
       answer: 'See the Orders page.',
       source: 'manual',
       messageId: null,
+      actionId: null,
       learnedQuestions: [],
       createdAt: res.body.createdAt,
       updatedAt: res.body.createdAt,
@@ -437,7 +439,7 @@ describe('entries', () => {
     const base = await createBase(user, { name: 'KB' });
     const secrets = createSecretBox('test-secrets-key-of-at-least-32-chars');
     const urlGuard = createUrlGuard({ allowPrivateNetworks: true });
-    const knowledge = createKnowledgeService({ store: createKnowledgeStore(t.database.db, secrets), clock, urlGuard });
+    const knowledge = createKnowledgeService({ store: createKnowledgeStore(t.database.db, secrets), clock, urlGuard, audit: async () => {} });
     const correction = await knowledge.addEntry(user.accountId, base.id, {
       question: 'Do you ship abroad?',
       answer: 'Yes, to 40 countries.',

@@ -91,10 +91,10 @@ describe('conversations and outcomes', () => {
     const s = await setUp({ settings: { greeting: 'Hello! Ask me anything.' } });
     const metricsBefore = { agent: await metric('resolved_by_agent'), team: await metric('resolved_by_team') };
     // The setting: an admin changes it (1 minute: the smallest), GET reads it.
-    assert.deepEqual((await t.console(s.owner.token, 'GET', '/account/settings/')).body, { resolutionQuietMinutes: 1440 });
+    assert.deepEqual((await t.console(s.owner.token, 'GET', '/account/settings/')).body, { resolutionQuietMinutes: 1440, retentionDays: null, requireTwoFactor: false });
     const put = await t.console(s.owner.token, 'PUT', '/account/settings/', { body: { resolutionQuietMinutes: 1 } });
     assert.equal(put.status, 200, put.text);
-    assert.deepEqual(put.body, { resolutionQuietMinutes: 1 });
+    assert.deepEqual(put.body, { resolutionQuietMinutes: 1, retentionDays: null, requireTwoFactor: false });
 
     // answered: the greeting first (a first message the base does not know), then an answer.
     await s.send('answered', 'Hi there');
@@ -227,6 +227,46 @@ describe('conversations and outcomes', () => {
     await eventually(async () => (await s.ledger({ outcome: 'open' })).conversations.length === 0, 30_000);
   });
 
+  test('an open conversation says what has happened so far and when quiet time would end it; both null once ended', async () => {
+    const s = await setUp();
+    assert.equal((await t.console(s.owner.token, 'PUT', '/account/settings/', { body: { resolutionQuietMinutes: 30 } })).status, 200);
+    const find = async (chatId: string) => {
+      const found = (await s.ledger()).conversations.find((c) => c.chatId === chatId);
+      assert.ok(found, chatId);
+      return found;
+    };
+    // The agent answered: answered_by_agent, ending 30 minutes after the customer's message (its start).
+    await s.send('answered', 'How long does shipping take?');
+    const answeredId = await s.chatIdOf('answered');
+    const answered = await s.conversationOf(answeredId, 2);
+    assert.deepEqual([answered.outcome, answered.state], ['open', 'answered_by_agent']);
+    assert.equal(answered.endsAt, new Date(Date.parse(answered.startedAt) + 30 * MINUTE).toISOString());
+    // Handed off: waiting for the team; a member replies: waiting for the customer; the customer writes again (the
+    // agent stays paused after a handoff): waiting for the team, and the end moves with the customer's message.
+    await s.send('handed', 'Can I talk to a real person please?');
+    const handedId = await s.chatIdOf('handed');
+    const handed = await s.conversationOf(handedId, 2);
+    assert.equal(handed.state, 'waiting_for_team');
+    assert.equal((await t.console(s.owner.token, 'POST', `/chat/messages/${handedId}/`, { body: { text: 'Ann here, how can I help?' } })).status, 201);
+    assert.equal((await find(handedId)).state, 'waiting_for_customer');
+    offset += MINUTE;
+    await s.send('handed', 'My parcel is late.');
+    const again = await s.conversationOf(handedId, 4);
+    assert.equal(again.state, 'waiting_for_team');
+    assert.ok(again.endsAt !== null && handed.endsAt !== null && Date.parse(again.endsAt) >= Date.parse(handed.endsAt) + MINUTE, `${again.endsAt} after ${handed.endsAt}`);
+    // A fallback asks the customer to put it another way: waiting for the customer.
+    await s.send('fallback', 'Qwerty zxcvb?');
+    assert.equal((await s.conversationOf(await s.chatIdOf('fallback'), 2)).state, 'waiting_for_customer');
+    // Nothing answered yet (the agent's responses are off for the channel): new.
+    assert.equal((await t.console(s.owner.token, 'PUT', `/channel/custom/${s.channelId}/`, { body: { disableAgentResponses: true } })).status, 200);
+    await s.send('unanswered', 'Anyone there?');
+    assert.equal((await s.conversationOf(await s.chatIdOf('unanswered'), 1)).state, 'new');
+    // Ended (the task done): outcome, no state, no end time to come.
+    assert.equal((await t.console(s.owner.token, 'POST', `/chat/status/${answeredId}/`, { body: { status: 'done' } })).status, 200);
+    const ended = await find(answeredId);
+    assert.deepEqual([ended.outcome, ended.state, ended.endsAt], ['resolved_by_agent', null, null]);
+  });
+
   test('the setting: validation, admin only, each account its own', async () => {
     const s = await setUp();
     for (const bad of [0, 10081, 1.5, '60']) {
@@ -235,7 +275,7 @@ describe('conversations and outcomes', () => {
     }
     assert.equal((await t.console(s.owner.token, 'PUT', '/account/settings/', { body: { other: 1 } })).status, 400);
     const max = await t.console(s.owner.token, 'PUT', '/account/settings/', { body: { resolutionQuietMinutes: 10080 } });
-    assert.deepEqual(max.body, { resolutionQuietMinutes: 10080 });
+    assert.deepEqual(max.body, { resolutionQuietMinutes: 10080, retentionDays: null, requireTwoFactor: false });
     // An agent reads it, cannot change it.
     const email = `agent-${process.pid}-${Date.now()}@example.com`;
     const invite = await t.console<{ inviteUrl: string }>(s.owner.token, 'POST', '/members/invite/', { body: { email, role: 'agent' } });
@@ -243,11 +283,11 @@ describe('conversations and outcomes', () => {
       body: { token: invite.body.inviteUrl.slice(`${PUBLIC_URL}/invite/`.length), name: 'Agent', password: PASSWORD },
     });
     assert.equal(accepted.status, 200, accepted.text);
-    assert.deepEqual((await t.console(accepted.body.token, 'GET', '/account/settings/')).body, { resolutionQuietMinutes: 10080 });
+    assert.deepEqual((await t.console(accepted.body.token, 'GET', '/account/settings/')).body, { resolutionQuietMinutes: 10080, retentionDays: null, requireTwoFactor: false });
     const refused = await t.console(accepted.body.token, 'PUT', '/account/settings/', { body: { resolutionQuietMinutes: 5 } });
     assert.equal(refused.status, 403);
     const other = await t.createConsoleUser();
-    assert.deepEqual((await t.console(other.token, 'GET', '/account/settings/')).body, { resolutionQuietMinutes: 1440 });
+    assert.deepEqual((await t.console(other.token, 'GET', '/account/settings/')).body, { resolutionQuietMinutes: 1440, retentionDays: null, requireTwoFactor: false });
   });
 
   test('the daily rollup the summary reads equals a recount of the conversations: after the flows above, a rating, a chat deleted with its channel', async () => {

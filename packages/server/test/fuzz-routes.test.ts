@@ -208,11 +208,27 @@ test('no documented route answers 5xx to hostile input', async () => {
     'post /console/v1/auth/forgot-password',
     'post /console/v1/auth/reset-password',
     'put /console/v1/account/alerts/',
+    // Agent actions (issue #43).
+    'post /console/v1/actions/',
+    'put /console/v1/actions/{id}',
+    'post /console/v1/actions/{id}/test',
+    'post /console/v1/actions/import',
+    // Single sign-on (issue #45, item 2).
+    'put /console/v1/account/sso/',
+    // Auto-assignment and team hours (issue #44, item 2).
+    'put /console/v1/account/assignment/',
+    'put /console/v1/account/hours/',
   ]) {
     assert.ok(deepRoutes.has(route), `${route} was not fuzzed`);
   }
   // The customer card (issue #34, item 5): its route, and the session start that records the host page.
   for (const route of ['get /console/v1/chat/customer/{chatId}/', 'post /widget/v1/session']) assert.ok(walked.has(route), `${route} was not fuzzed`);
+  // Day two (issue #42): what the server offers, a pending invitation's link, the operator's password reset.
+  for (const route of ['get /console/v1/server/', 'get /console/v1/members/{id}/invitation/']) assert.ok(walked.has(route), `${route} was not fuzzed`);
+  for (const route of ['get /console/v1/account/sso/', 'get /console/v1/auth/sso/discover', 'get /console/v1/auth/sso/start', 'get /console/v1/auth/sso/callback']) {
+    assert.ok(walked.has(route), `${route} was not fuzzed`);
+  }
+  assert.ok(deepRoutes.has('post /admin/v1/password-resets'), 'post /admin/v1/password-resets was not fuzzed');
   assert.deepEqual(failures, []);
   // Refused by validation, not by the database's safety net (error-handler.ts logs when that one catches).
   assert.deepEqual(t.logs.filter((line) => line.includes('unstorable text reached the database')).slice(0, 3), []);

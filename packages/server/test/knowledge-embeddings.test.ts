@@ -8,7 +8,7 @@ import type { KnowledgeBase } from '@parley/contracts';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { createEmbeddingsClient, EmbeddingsError } from '../src/knowledge/embeddings-client.ts';
-import { createUrlGuard } from '../src/webhooks/url-guard.ts';
+import { createUrlGuard } from '../src/kernel/url-guard.ts';
 import { eventually } from './support/events.ts';
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.ts';
 import { browserTests, launchBrowser, signIn, withScreenshotOnFailure } from './support/browser.ts';

@@ -1,11 +1,13 @@
 // Knowledge-base retrieval with the real built-in sentence encoder (the one test file that loads it; the others run
 // with KB_ENCODER off): entries get their vectors when written, a paraphrase that shares no word with the entry is
-// answered, a question the base has no entry for gets the fallback, corrections teach the engine paraphrases, a
-// channel's answerThreshold, typo correction and a Russian base (words only).
+// answered, a question the base has no entry for gets the fallback, an entry asked at once after its save answers as
+// once its vectors are stored, learned phrasings' competing entries and a kept one clarified while ambiguous,
+// corrections teach the engine paraphrases, a channel's answerThreshold, typo correction and a Russian base (words only).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
+import { newId } from '../src/lib/ids.ts';
 import { eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
@@ -111,6 +113,29 @@ describe('knowledge-base retrieval with the sentence encoder', () => {
     assert.equal(await s.ask('do you sell gift cards'), 'Yes, from 5 euros.');
   });
 
+  test('learned phrasings with the encoder: competing entries when as close to another; kept, such a phrasing is clarified', async () => {
+    const s = await setUp();
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    const listed = async () => (await t.console<{ entries: { id: string; question: string; learnedQuestions: { id: string; text: string; competing: { entryId: string; question: string }[] }[] }[] }>(s.user.token, 'GET', `/knowledge-bases/${s.baseId}/entries`)).body.entries;
+    const byQuestion = new Map((await listed()).map((entry) => [entry.question, entry]));
+    const shipping = byQuestion.get('How long does shipping take?');
+    const hours = byQuestion.get('What are your store opening hours?');
+    assert.ok(shipping && hours);
+    // Picks as customers would leave them: a fitting phrasing, and a misleading one (opening hours chosen as shipping).
+    for (const [text, key] of [['how many days for delivery', 'how many days for delivery'], ['what time do your shops open', 'what time do your shops open']]) {
+      await t.database.db.execute(sql`INSERT INTO knowledge_learned_questions (id, entry_id, text, text_key) VALUES (gen_random_uuid(), ${shipping.id}::uuid, ${text}, ${key})`);
+    }
+    const learned = new Map((await listed()).find((entry) => entry.id === shipping.id)?.learnedQuestions.map((q) => [q.text, q]));
+    assert.deepEqual(learned.get('how many days for delivery')?.competing, []);
+    assert.ok(learned.get('what time do your shops open')?.competing.some((c) => c.entryId === hours.id && c.question === hours.question), JSON.stringify([...learned.values()]));
+    const kept = await t.console(s.user.token, 'POST', `/knowledge-bases/${s.baseId}/entries/${shipping.id}/learned/${learned.get('what time do your shops open')?.id}/keep`);
+    assert.equal(kept.status, 200, kept.text);
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    const asked = await s.ask('What time do your shops open?');
+    assert.match(asked, /^Did you mean one of these\?\n1\. How long does shipping take\?\n/);
+    assert.ok(asked.includes('. What are your store opening hours?'), asked);
+  });
+
   test('a misspelled word is corrected to the base’s vocabulary', async () => {
     const s = await setUp();
     await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
@@ -158,6 +183,63 @@ describe('knowledge-base retrieval with the sentence encoder', () => {
     assert.equal((await s.reply('c')).text, correct);
   });
 
+  test('an entry just saved answers at once as it will once its vectors are stored: the test chat and customers alike', async () => {
+    const s = await setUp();
+    const saved = async (body: { question: string; answer: string }) => {
+      const res = await t.console<{ id: string }>(s.user.token, 'POST', `/knowledge-bases/${s.baseId}/entries`, { body });
+      assert.equal(res.status, 201, res.text);
+      return res.body.id;
+    };
+    const wrapping = await saved({ question: 'Placeholder one?', answer: 'Placeholder one.' });
+    const students = await saved({ question: 'Placeholder two?', answer: 'Placeholder two.' });
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    // Their vectors' jobs held by a worker that has not finished (the encoder busy elsewhere): saved meanwhile, the
+    // entries have no stored vectors until the jobs are let go.
+    for (const entryId of [wrapping, students]) {
+      await t.database.db.execute(
+        sql`insert into jobs (id, kind, payload, run_at, key, locked_until, lease)
+            values (${newId()}, 'knowledge.embed', ${JSON.stringify({ knowledgeBaseId: s.baseId, entryId })}::jsonb, now(),
+                    ${`knowledge.embed:${entryId}`}, now() + interval '1 hour', ${newId()})`,
+      );
+    }
+    const edit = async (entryId: string, body: { question: string; answer: string }) => {
+      const res = await t.console(s.user.token, 'PUT', `/knowledge-bases/${s.baseId}/entries/${entryId}`, { body });
+      assert.equal(res.status, 200, res.text);
+    };
+    await edit(wrapping, { question: 'Do you offer gift wrapping?', answer: 'Yes, gift wrapping costs 3 euros per parcel.' });
+    await edit(students, { question: 'Is there a student discount?', answer: 'Students get 10 % off with a valid student card.' });
+    assert.equal(await unembedded(s.baseId), 2);
+
+    // A paraphrase that words alone rank otherwise (the fallback), and one they share a word with.
+    const questions = ['gift wrap', 'discount for students?'];
+    let chats = 0;
+    const outcomes = async () => {
+      const byTestChat: string[] = [];
+      const byCustomers: string[] = [];
+      for (let round = 0; round < 2; round += 1) {
+        for (const question of questions) {
+          byTestChat.push(await s.ask(question));
+          const chat = `at-once-${(chats += 1)}`;
+          await s.send(chat, question);
+          byCustomers.push((await s.reply(chat)).text);
+        }
+      }
+      return { byTestChat, byCustomers };
+    };
+    const atOnce = await outcomes();
+    assert.equal(await unembedded(s.baseId), 2, 'asked before the vectors were stored');
+
+    await t.database.db.execute(
+      sql`update jobs set locked_until = null, lease = null, rerun = false, run_at = now() where key in (${`knowledge.embed:${wrapping}`}, ${`knowledge.embed:${students}`})`,
+    );
+    await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
+    const stored = await outcomes();
+    assert.equal(stored.byTestChat[0], 'Yes, gift wrapping costs 3 euros per parcel.');
+    assert.equal(stored.byTestChat[1], 'Students get 10 % off with a valid student card.');
+    assert.deepEqual(stored.byCustomers, stored.byTestChat);
+    assert.deepEqual(atOnce, stored);
+  });
+
   test('a channel’s answerThreshold: 1 answers only exact questions; outside 0–1 is a 400', async () => {
     const s = await setUp();
     await eventually(async () => (await unembedded(s.baseId)) === 0, 30_000);
@@ -184,20 +266,31 @@ describe('knowledge-base retrieval with the sentence encoder', () => {
     assert.equal(await s.ask(paraphrase), password);
   });
 
-  test('entries written while the encoder was off get their vectors when a process with it starts', async () => {
+  test('entries written while the encoder was off, or embedded by another encoder, get its vectors when a process with it starts', async () => {
     // A database of its own: the suite's app (encoder on, workers running) would embed the entry through its job.
     const off = await startTestApp({ knowledgeEncoder: false, workers: false });
     try {
       const user = await off.createConsoleUser();
       const base = await off.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Old', language: 'en' } });
-      const entry = await off.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body: ENTRIES[0] });
-      assert.equal(entry.status, 201, entry.text);
-      // As written before this version: no vectors and no job for them.
+      for (const body of ENTRIES.slice(0, 2)) {
+        const entry = await off.console(user.token, 'POST', `/knowledge-bases/${base.body.id}/entries`, { body });
+        assert.equal(entry.status, 201, entry.text);
+      }
+      // As written before this version: no vectors and no job for them; the second with vectors of an older encoder.
       await off.database.db.execute(sql`delete from jobs where kind = 'knowledge.embed'`);
+      await off.database.db.execute(sql`update knowledge_entries set question_vectors = array_fill(0.1::real, array[1024]),
+        answer_vector = array_fill(0.1::real, array[512]), vectors_model = 'older-encoder'
+        where knowledge_base_id = ${base.body.id} and question = ${ENTRIES[1]?.question ?? ''}`);
       assert.equal(await unembedded(base.body.id, off.database), 1);
+      const models = async () =>
+        (await queryRows<{ model: string | null }>(off.database.db, sql`select vectors_model as model from knowledge_entries where knowledge_base_id = ${base.body.id} order by question`)).map(
+          (row) => row.model,
+        );
+      assert.deepEqual(await models(), ['older-encoder', null]);
       const on = await startTestApp({ database: off.database, knowledgeEncoder: true });
       try {
-        await eventually(async () => (await unembedded(base.body.id, off.database)) === 0, 30_000);
+        await eventually(async () => (await models()).every((model) => model === 'use-lite'), 30_000);
+        assert.equal(await unembedded(base.body.id, off.database), 0);
       } finally {
         await on.close();
       }

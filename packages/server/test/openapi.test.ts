@@ -87,6 +87,7 @@ test('the operator document describes /admin/v1', async () => {
     '/api-keys/{keyId}/deactivate',
     '/backup',
     '/members/{memberId}',
+    '/password-resets',
   ]);
 });
 
@@ -209,7 +210,9 @@ test('console: login, accepting an invitation and the session state need no toke
   const body = await documentOf('/console/v1/openapi.json');
   assert.deepEqual(body.security, [{ bearer: [] }]);
   for (const { name, op } of operations(body.paths)) {
-    const anonymous = ['POST /auth/login', 'POST /auth/accept-invite', 'GET /auth/session/state', 'POST /auth/forgot-password', 'POST /auth/reset-password'];
+    const anonymous = ['POST /auth/login', 'POST /auth/login/2fa', 'POST /auth/accept-invite', 'GET /auth/session/state', 'POST /auth/forgot-password', 'POST /auth/reset-password', 'GET /server/',
+      // Single sign-on (issue #45, item 2): the login page's button, the redirect to the provider and its answer.
+      'GET /auth/sso/discover', 'GET /auth/sso/start', 'GET /auth/sso/callback'];
     assert.equal(op.security === undefined, !anonymous.includes(name), name);
     const lang = op.parameters.find((p) => p.name === 'UserLang');
     assert.equal(lang?.in, 'header', name);

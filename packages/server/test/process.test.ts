@@ -152,6 +152,35 @@ describe('the server process', { timeout: 240_000 }, () => {
     const me = await fetch(`${server.url}/console/v1/me/`, { headers: { authorization: `Bearer ${namedToken}` } });
     assert.equal(((await me.json()) as { name: string }).name, 'Nina Named');
 
+    // No SMTP_URL: the start said once that no e-mail is sent; the operator makes a one-time reset link instead.
+    assert.equal(server.output().split('SMTP_URL is not set: no e-mails are sent').length - 1, 1, server.output());
+    const reset = cli(['reset-password', '--email', 'Named.Owner@example.com'], env);
+    assert.equal(reset.status, 0, JSON.stringify(reset.json));
+    assert.deepEqual(Object.keys(reset.json).sort(), ['email', 'expiresAt', 'memberId', 'resetUrl']);
+    assert.equal(reset.json.email, 'named.owner@example.com');
+    const resetUrl = String(reset.json.resetUrl);
+    // `{PUBLIC_URL}/reset-password/<token>` (PUBLIC_URL here is HOST:PORT with the PORT=0 the server was given).
+    assert.match(resetUrl, /^http:\/\/127\.0\.0\.1:\d+\/reset-password\/[\w-]{43}$/);
+    const inAnHour = Date.parse(String(reset.json.expiresAt)) - Date.now();
+    assert.ok(inAnHour > 59 * 60_000 && inAnHour <= 60 * 60_000, String(reset.json.expiresAt));
+    const newPassword = 'operator-reset-456';
+    secrets.push(resetUrl.split('/').pop() ?? resetUrl, newPassword);
+    const used = await fetch(`${server.url}/console/v1/auth/reset-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: resetUrl.split('/').pop(), password: newPassword }),
+    });
+    assert.equal(used.status, 200);
+    const relogin = await fetch(`${server.url}/console/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'named.owner@example.com', password: newPassword }),
+    });
+    assert.equal(relogin.status, 200);
+    const nobody = cli(['reset-password', '--email', 'nobody@example.com'], env);
+    assert.deepEqual([nobody.status, nobody.json], [1, { error: { message: 'Member not found', statusCode: 404 }, status: 404 }]);
+    assert.equal(cli(['reset-password'], env).status, 2);
+
     const keys = cli(['list-keys', '--account', accountId], env);
     assert.equal((keys.json.keys as unknown[]).length, 1);
 

@@ -1,15 +1,17 @@
 // Rate limit (spec, Limits): 300 requests per 10 s per API key, headers on every response, exact 429 body.
 // With REDIS_URL set the counters live in Redis (several API processes share them); otherwise in memory, and in
-// memory too while Redis is unreachable (a Redis that only answers late is not). The console (per account) and
+// memory too while Redis is unreachable (a Redis that only answers late is not). The console (per member) and
 // the demo catalog (per key) use the same limiter; a credential's bucket does not depend on how it is spelt.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { request as httpRequest } from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import type * as IORedis from 'ioredis';
 import { eventually } from './support/events.ts';
-import { PASSWORD, startTestApp, type TestApp, type TestResponse } from './support/harness.ts';
+import { PASSWORD, PUBLIC_URL, startTestApp, type TestApp, type TestResponse } from './support/harness.ts';
 
 const redisUrl = process.env.REDIS_URL;
 let t: TestApp;
@@ -155,6 +157,28 @@ describe('console and demo: the same limit per token', () => {
     assertLimitHeaders(limited, '5;w=10', 5, 0);
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     assert.equal((await small.console(other.token, 'GET', '/channels/all/')).status, 200);
+  });
+
+  test('console: two members of one account each have their own budget, by token and by web session', async () => {
+    const owner = await small.createConsoleUser();
+    const invite = await small.console<{ inviteUrl: string }>(owner.token, 'POST', '/members/invite/', {
+      body: { email: `teammate-${Date.now()}@example.com`, role: 'agent' },
+    });
+    assert.equal(invite.status, 201, invite.text);
+    const accepted = await small.console<{ token: string }>(undefined, 'POST', '/auth/accept-invite', {
+      body: { token: invite.body.inviteUrl.slice(`${PUBLIC_URL}/invite/`.length), name: 'Teammate', password: PASSWORD },
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    const session = await small.request('POST', '/console/v1/auth/session', { body: { email: owner.email, password: PASSWORD } });
+    const cookie = /parley_session=[^;]+/.exec(session.headers.get('set-cookie') ?? '')?.[0];
+    assert.ok(cookie, session.text);
+    // The owner's budget is spent through the web session; the teammate's token still has all of its own.
+    const { limited } = await exhaust(async () => () => small.request('GET', '/console/v1/channels/all/', { headers: { cookie } }), 5);
+    assert.equal(limited.status, 429);
+    assert.equal((await small.console(owner.token, 'GET', '/channels/all/')).status, 429, "the owner's token shares the owner's budget");
+    const teammate = await small.console(accepted.body.token, 'GET', '/channels/all/');
+    assert.equal(teammate.status, 200, teammate.text);
+    assertLimitHeaders(teammate, '5;w=10', 5, 4);
   });
 
   test('console: requests with invalid tokens share their address\'s bucket', async () => {
@@ -315,6 +339,49 @@ test('console login: attempts per address are limited, whatever the e-mail', asy
   assert.ok(Number(limited.headers.get('retry-after')) >= 1);
   // Another address is not affected.
   assert.equal((await loginFrom(own, { email, password: PASSWORD }, elsewhere)).status, 200);
+});
+
+test(`each route with a limit of its own has its own counter: sign-ins spend none of session checks' or invitations' (${redisUrl ? 'Redis' : 'in-memory'} counters)`, async () => {
+  const own = await startTestApp({ redisUrl, loginAttemptsPerIp: 3 });
+  apps.push(own);
+  const { email } = await own.createAccount();
+  const from = randomLoopback();
+  const json = { 'content-type': 'application/json' };
+  const statuses = [];
+  for (let i = 0; i < 4; i += 1) statuses.push((await loginFrom(own, { email: `nobody${i}@example.com`, password: 'x' }, from)).status);
+  assert.deepEqual(statuses, [401, 401, 401, 429]);
+
+  // The same address's first session check and invitation: their own budgets, whole.
+  const session = await requestFrom(own, 'POST', '/console/v1/auth/session', from, json, JSON.stringify({ email, password: PASSWORD }));
+  assert.equal(session.status, 200, session.text);
+  assertLimitHeaders(session, '3;w=60', 3, 2);
+  const invite = await requestFrom(own, 'POST', '/console/v1/auth/accept-invite', from, json, JSON.stringify({ token: 'not-an-invitation', name: 'N', password: PASSWORD }));
+  assert.equal(invite.status, 400, invite.text);
+  assert.equal((invite.body as { message: string }).message, 'This invitation link is not valid: it is unknown or was withdrawn');
+  assertLimitHeaders(invite, '3;w=60', 3, 2);
+  // Exhausting the session checks leaves the invitations' budget as it was.
+  for (let i = 0; i < 2; i += 1) assert.equal((await requestFrom(own, 'POST', '/console/v1/auth/session', from, json, JSON.stringify({ email, password: 'x' }))).status, 401);
+  assert.equal((await requestFrom(own, 'POST', '/console/v1/auth/session', from, json, JSON.stringify({ email, password: PASSWORD }))).status, 429);
+  const again = await requestFrom(own, 'POST', '/console/v1/auth/accept-invite', from, json, JSON.stringify({ token: 'not-an-invitation', name: 'N', password: PASSWORD }));
+  assert.equal(again.status, 400, again.text);
+  assertLimitHeaders(again, '3;w=60', 3, 1);
+
+  if (!redisUrl) return;
+  // In Redis: one key per route and address, named after the route.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+  const redis = new Redis(redisUrl);
+  try {
+    const keys = (await redis.keys(`parley:rate:console:*${from}`)).sort();
+    assert.deepEqual(keys, [
+      `parley:rate:console:POST/console/v1/auth/accept-invite:login:${from}`,
+      `parley:rate:console:POST/console/v1/auth/login:login:${from}`,
+      `parley:rate:console:POST/console/v1/auth/session:login:${from}`,
+    ]);
+    assert.deepEqual(await Promise.all(keys.map((key) => redis.get(key))), ['2', '4', '4']);
+    assert.deepEqual(await redis.keys('parley:rate:*undefined*'), []);
+  } finally {
+    redis.disconnect();
+  }
 });
 
 test('a stranger\'s failed logins lock the e-mail for the stranger\'s address only', async () => {

@@ -108,7 +108,7 @@ describe('replay', { concurrency: true }, () => {
       ['c2', 'Do you ship abroad?', 'Only within Germany for now, sorry.'],
       ['c3', 'What is the meaning of life?', 'Forty-two.'],
       ['c4', 'I want to talk to a person', 'Hi, I am here. How can I help?'],
-      ['c5', 'shipping', 'Shipping takes 3 to 5 business days.'],
+      ['c5', 'how long and how much is shipping', 'Shipping takes 3 to 5 business days.'],
       ['c6', 'Is anyone there?', null],
     ];
     const chatIds: string[] = [];
@@ -132,7 +132,18 @@ describe('replay', { concurrency: true }, () => {
       status: 'done',
       total: 5,
       done: 5,
-      summary: { answered: 2, agreesWithTeam: 1, differs: 1, clarified: 1, handedOff: 1, fellBack: 1, markedRight: 0, markedWrong: 0, estimatedPrecision: null },
+      summary: {
+        answered: 2,
+        agreesWithTeam: 1,
+        differs: 1,
+        clarified: 1,
+        handedOff: 1,
+        fellBack: 1,
+        markedRight: 0,
+        markedWrong: 0,
+        estimatedPrecision: null,
+        unansweredMarks: { markedRight: 0, markedWrong: 0 },
+      },
     });
     const items = await itemsOf(s.owner.token, started.body.id);
     assert.deepEqual(
@@ -160,11 +171,12 @@ describe('replay', { concurrency: true }, () => {
       const res = await t.console(s.owner.token, 'PUT', `/replays/${started.body.id}/items/${item?.id}`, { body: { mark: 'wrong' } });
       assert.equal(res.status, 200, res.text);
     }
+    // The fallback's `Wrong` (items[2]) is counted apart: estimatedPrecision is of answered items only.
     let summary = (await t.console<Replay>(s.owner.token, 'GET', `/replays/${started.body.id}`)).body.summary;
-    assert.deepEqual([summary.markedRight, summary.markedWrong, summary.estimatedPrecision], [1, 2, 1 / 3]);
-    await t.console(s.owner.token, 'PUT', `/replays/${started.body.id}/items/${items[2]?.id}`, { body: { mark: null } });
+    assert.deepEqual([summary.markedRight, summary.markedWrong, summary.estimatedPrecision, summary.unansweredMarks], [1, 1, 0.5, { markedRight: 0, markedWrong: 1 }]);
+    await t.console(s.owner.token, 'PUT', `/replays/${started.body.id}/items/${items[1]?.id}`, { body: { mark: null } });
     summary = (await t.console<Replay>(s.owner.token, 'GET', `/replays/${started.body.id}`)).body.summary;
-    assert.deepEqual([summary.markedRight, summary.markedWrong, summary.estimatedPrecision], [1, 1, 0.5]);
+    assert.deepEqual([summary.markedRight, summary.markedWrong, summary.estimatedPrecision, summary.unansweredMarks], [1, 0, 1, { markedRight: 0, markedWrong: 1 }]);
     for (const body of [{ mark: 'maybe' }, { mark: 'right', extra: 1 }, {}]) {
       const res: { status: number; text: string } = await t.console(s.owner.token, 'PUT', `/replays/${started.body.id}/items/${items[0]?.id}`, { body });
       assert.equal(res.status, 400, res.text);
@@ -174,6 +186,76 @@ describe('replay', { concurrency: true }, () => {
     const messagesAfter = await Promise.all(chatIds.map(async (id) => (await t.console<{ messages: unknown[] }>(s.owner.token, 'GET', `/chat/messages/${id}/`)).body.messages.length));
     assert.deepEqual(messagesAfter, messagesBefore);
     assert.equal(s.hooks(), hooksBefore);
+  });
+
+  test("history pairing: the team's answer comes before the customer's next message; the agent's own answer stands in when it alone answered; marks on a clarification are apart", async () => {
+    // The agent answers in these chats (fallbacks never hand off, clarifications offered).
+    const s = await setUp({ handoffAfterFallbacks: 0 });
+    /** The customer's message, then the agent's reply to it (`replies` assistant messages in the chat by then). */
+    const askAndWait = async (external: string, text: string, replies: number) => {
+      const chatId = await s.ask(external, text);
+      await eventually(async () => {
+        const res = await t.console<{ messages: { role: string }[] }>(s.owner.token, 'GET', `/chat/messages/${chatId}/`);
+        return res.body.messages.filter((m) => m.role === 'assistant').length >= replies ? true : undefined;
+      }, 15_000);
+      return chatId;
+    };
+    // The customer writes twice before the member replies: the member's reply came after the first question's next
+    // message, so it is the second question's answer only; the first (the agent fell back) is left out.
+    await askAndWait('p1', 'What is the meaning of life?', 1);
+    const p1 = await askAndWait('p1', 'Do you sell hats?', 2);
+    await s.answer(p1, 'Yes, we sell hats in three sizes.');
+    // Answered by the agent alone: replayed against the agent's own past reply.
+    await askAndWait('p2', 'How long does shipping take?', 1);
+    // The agent answered and a member replied too: the member's reply is the team's answer.
+    const p3 = await askAndWait('p3', 'Which payment methods do you accept?', 1);
+    await s.answer(p3, 'Please ask our sales team about that.');
+    // A clarification, then the member's reply.
+    const p4 = await askAndWait('p4', 'how long and how much is shipping', 1);
+    await s.answer(p4, 'Shipping takes 3 to 5 business days and is free above 50 euros.');
+
+    const started = await t.console<{ id: string; total: number }>(s.owner.token, 'POST', '/replays/', { body: { channelId: s.channelId, source: 'history' } });
+    assert.equal(started.status, 202, started.text);
+    assert.equal(started.body.total, 4);
+    await finished(s.owner.token, started.body.id);
+    const items = await itemsOf(s.owner.token, started.body.id);
+    assert.deepEqual(
+      items.map((i) => [i.question, i.teamAnswer, i.answeredBy, i.verdict]),
+      [
+        ['Do you sell hats?', 'Yes, we sell hats in three sizes.', 'team', 'fell_back'],
+        ['How long does shipping take?', 'Shipping takes 3 to 5 business days.', 'agent', 'agrees'],
+        ['Which payment methods do you accept?', 'Please ask our sales team about that.', 'team', 'differs'],
+        ['how long and how much is shipping', 'Shipping takes 3 to 5 business days and is free above 50 euros.', 'team', 'clarified'],
+      ],
+    );
+    const mark = async (index: number, value: 'right' | 'wrong') => {
+      const res = await t.console<ReplayItem>(s.owner.token, 'PUT', `/replays/${started.body.id}/items/${items[index]?.id}`, { body: { mark: value } });
+      assert.equal(res.status, 200, res.text);
+    };
+    const summary = async () => (await t.console<Replay>(s.owner.token, 'GET', `/replays/${started.body.id}`)).body.summary;
+    // `Right` on the clarification and `Wrong` on the fallback say nothing of the answers' precision.
+    await mark(3, 'right');
+    await mark(0, 'wrong');
+    let now = await summary();
+    assert.deepEqual([now.markedRight, now.markedWrong, now.estimatedPrecision, now.unansweredMarks], [0, 0, null, { markedRight: 1, markedWrong: 1 }]);
+    await mark(1, 'right');
+    await mark(2, 'wrong');
+    now = await summary();
+    assert.deepEqual(
+      { ...now, unansweredMarks: now.unansweredMarks },
+      {
+        answered: 2,
+        agreesWithTeam: 1,
+        differs: 1,
+        clarified: 1,
+        handedOff: 0,
+        fellBack: 1,
+        markedRight: 1,
+        markedWrong: 1,
+        estimatedPrecision: 0.5,
+        unansweredMarks: { markedRight: 1, markedWrong: 1 },
+      },
+    );
   });
 
   test('uploads: CSV (RFC 4180) and JSON rows are replayed; malformed files are 400 with a sentence', async () => {

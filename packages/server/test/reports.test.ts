@@ -240,8 +240,8 @@ describe('reports', () => {
     assert.ok(first);
     assert.deepEqual(Object.keys(first).sort(), [
       'assignee', 'channelId', 'chatId', 'confirmed', 'csat', 'customerName', 'durable', 'endedAt', 'firstAgentResponseSeconds',
-      'firstTeamResponseSeconds', 'handoffReason', 'id', 'messages', 'outcome', 'startedAt',
-    ]);
+      'endsAt', 'firstTeamResponseSeconds', 'handoffReason', 'id', 'messages', 'outcome', 'startedAt', 'state',
+    ].sort());
     assert.equal(first.customerName, 'Ann');
     assert.equal(first.startedAt, '2026-01-10T09:00:00.000Z');
     assert.equal(first.endedAt, '2026-01-10T09:01:00.000Z');
@@ -254,6 +254,10 @@ describe('reports', () => {
     const open = (await ledger({ outcome: 'open' })).body.conversations;
     assert.equal(open.length, 1);
     assert.equal(open[0]?.endedAt, null);
+    // Open: what has happened so far and when quiet time ends it (the seed's last customer message is its start).
+    assert.equal(open[0]?.state, 'new');
+    assert.equal(open[0]?.endsAt, new Date(Date.parse(open[0]?.startedAt ?? '') + 1440 * 60_000).toISOString());
+    assert.deepEqual([first.state, first.endsAt], [null, null], 'both null once ended');
     assert.equal((await ledger({ outcome: 'handed_off' })).body.conversations.length, 1);
     assert.equal((await ledger({ memberId })).body.conversations.length, 2);
     // `only`: the conversations of each figure of the summary, as many as the figure counts.
@@ -284,13 +288,13 @@ describe('reports', () => {
     assert.equal(lines.at(-1), '');
     assert.equal(
       lines[0],
-      'id,chatId,channelId,customerName,startedAt,endedAt,outcome,confirmed,durable,handoffReason,firstAgentResponseSeconds,firstTeamResponseSeconds,assignee,csat,messages',
+      'id,chatId,channelId,customerName,startedAt,endedAt,outcome,confirmed,durable,handoffReason,firstAgentResponseSeconds,firstTeamResponseSeconds,assignee,csat,messages,state,endsAt',
     );
     // The open conversation's customer name holds a formula, quotes, a comma and a line break.
-    assert.ok(res.text.includes(`,"'=HYPERLINK(""http://evil.example"",""x""), ""quoted""\nnext",2026-01-14T15:00:00.000Z,,open,false,,,10,,,,11\r\n`), res.text);
+    assert.ok(res.text.includes(`,"'=HYPERLINK(""http://evil.example"",""x""), ""quoted""\nnext",2026-01-14T15:00:00.000Z,,open,false,,,10,,,,11,new,2026-01-15T15:00:00.000Z\r\n`), res.text);
     const ann = lines.find((line) => line.includes(',Ann,2026-01-10T09:00:00.000Z,'));
     assert.ok(ann);
-    assert.ok(ann.endsWith(',Ann,2026-01-10T09:00:00.000Z,2026-01-10T09:01:00.000Z,resolved_by_agent,true,true,,1,,,5,2'), ann);
+    assert.ok(ann.endsWith(',Ann,2026-01-10T09:00:00.000Z,2026-01-10T09:01:00.000Z,resolved_by_agent,true,true,,1,,,5,2,,'), ann);
     // The header, 10 rows and the empty tail (the quoted line break inside a cell is a bare LF, no row end).
     assert.equal(lines.length, 12);
     const theirs = await t.request('GET', '/console/v1/reports/conversations.csv', { headers: { authorization: `Bearer ${other.token}` }, query: window });

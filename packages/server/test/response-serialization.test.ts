@@ -3,25 +3,27 @@
 // depth. Checked for every response of every route contract, with Fastify's own serializer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { adminRoutes, consoleRoutes, demoRoutes, publicRoutes, type RouteContract } from '@parley/contracts';
+import { adminRoutes, consoleRoutes, demoRoutes, MAP_MARKER, publicRoutes, type RouteContract } from '@parley/contracts';
 import Fastify from 'fastify';
 
 const LEAK = 'leaked-secret-value';
 
-/** A value valid for the schema, with an undeclared `leak` property in every object. */
-function sample(schema: unknown): unknown {
+/** A value valid for the schema, with an undeclared `leak` property in every object (a field of any JSON value: null). */
+function sample(schema: unknown, nested = false): unknown {
   if (typeof schema !== 'object' || schema === null) return null;
   const node = schema as Record<string, unknown>;
   if (Array.isArray(node.enum)) return node.enum[0];
   if ('const' in node) return node.const;
-  if (Array.isArray(node.anyOf)) return sample(node.anyOf.find((s) => (s as { type?: unknown }).type !== 'null'));
+  if (Array.isArray(node.anyOf)) return sample(node.anyOf.find((s) => (s as { type?: unknown }).type !== 'null'), nested);
+  // A map writes every key it holds (schema.ts `map`): a key with a value its schema accepts.
+  if (node[MAP_MARKER] === true) return { key: sample(node.additionalProperties, true) };
   switch (node.type) {
     case 'object': {
       const properties = (node.properties ?? {}) as Record<string, unknown>;
-      return { ...Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, sample(v)])), leak: LEAK };
+      return { ...Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, sample(v, true)])), leak: LEAK };
     }
     case 'array':
-      return [sample(node.items)];
+      return Array.from({ length: typeof node.minItems === 'number' ? Math.max(node.minItems, 1) : 1 }, () => sample(node.items, true));
     case 'string':
       if (node.format === 'date-time') return new Date(0).toISOString();
       if (typeof node.pattern === 'string') {
@@ -31,11 +33,11 @@ function sample(schema: unknown): unknown {
       return 'text';
     case 'integer':
     case 'number':
-      return 1;
+      return typeof node.minimum === 'number' ? Math.max(node.minimum, 1) : 1;
     case 'boolean':
       return true;
     default:
-      return undefined;
+      return nested ? null : undefined;
   }
 }
 

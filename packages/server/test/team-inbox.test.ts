@@ -2,6 +2,7 @@
 // the account (and nothing else), private notes, saved replies, and who did what.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { InboxListChat } from '@parley/contracts';
 import { eventually } from './support/events.ts';
 import { PASSWORD, PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
@@ -75,18 +76,21 @@ async function openStream(token: string) {
       received += decoder.decode(value, { stream: true });
     }
   })();
-  const until = async (needle: string, ms = 15_000) => {
+  /** How often `needle` was received (a pattern: its matches). */
+  const occurrences = (needle: string | RegExp) =>
+    typeof needle === 'string' ? received.split(needle).length - 1 : [...received.matchAll(new RegExp(needle.source, 'g'))].length;
+  const until = async (needle: string | RegExp, ms = 15_000) => {
     const deadline = Date.now() + ms;
-    while (!received.includes(needle)) {
+    while (occurrences(needle) === 0) {
       if (Date.now() > deadline) throw new Error(`not received: ${needle}; got ${received}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
   await until('event: ready');
   /** Waits until `needle` was received `times` times. */
-  const count = async (needle: string, times: number, ms = 15_000) => {
+  const count = async (needle: string | RegExp, times: number, ms = 15_000) => {
     const deadline = Date.now() + ms;
-    while (received.split(needle).length - 1 < times) {
+    while (occurrences(needle) < times) {
       if (Date.now() > deadline) throw new Error(`not received ${times} times: ${needle}; got ${received}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -183,7 +187,8 @@ describe('assignment', () => {
     const ownerStream = await openStream(owner.token);
     const otherStream = await openStream(other.token);
     try {
-      const change = `event: change\ndata: {"chatId":"${chat}"}`;
+      // A change message (each has its id line between the two) with the chat as the list shows it.
+      const change = new RegExp(`event: change\nid: [^\n]+\ndata: \\{"chatId":"${chat}","chat":\\{"id":"${chat}"`);
       assert.equal((await t.console(ann.token, 'POST', `/chat/assign/${chat}/`, { body: { memberId: ann.id } })).status, 200);
       await ownerStream.count(change, 1);
       assert.equal((await t.console(ann.token, 'POST', `/chat/read/${chat}/`)).status, 200);
@@ -191,6 +196,21 @@ describe('assignment', () => {
       assert.equal((await t.console(ann.token, 'POST', `/chat/unread/${chat}/`)).status, 200);
       await ownerStream.count(change, 3);
       assert.ok(!otherStream.received().includes('event: change'));
+      // Each change carries the chat as the Inbox's list shows it after the change, and the account's count of chats
+      // needing a person: open Inboxes patch their lists rather than reload them (issue #41).
+      const changes = ownerStream
+        .received()
+        .split('\n\n')
+        .filter((block) => block.startsWith('event: change\n'))
+        .map((block) => JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? '') as { chatId: string; chat: InboxListChat; needsHumanCount: number });
+      assert.deepEqual(
+        changes.map((c) => [c.chatId, c.chat.id, c.chat.assignee, c.chat.unreadCount > 0 || c.chat.customUnread, c.needsHumanCount]),
+        [
+          [chat, chat, { id: ann.id, name: 'Ann' }, true, 0],
+          [chat, chat, { id: ann.id, name: 'Ann' }, false, 0],
+          [chat, chat, { id: ann.id, name: 'Ann' }, true, 0],
+        ],
+      );
     } finally {
       await ownerStream.close();
       await otherStream.close();
@@ -288,7 +308,7 @@ describe('private notes', () => {
     const stream = await openStream(owner.token);
     try {
       assert.equal((await t.console(owner.token, 'POST', `/chat/notes/${chat}/`, { body: { text: 'live note' } })).status, 201);
-      await stream.until(`event: change\ndata: {"chatId":"${chat}"}`);
+      await stream.until(new RegExp(`event: change\nid: [^\n]+\ndata: \\{"chatId":"${chat}","chat":\\{"id":"${chat}"`));
     } finally {
       await stream.close();
     }

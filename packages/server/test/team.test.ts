@@ -50,7 +50,7 @@ describe('members and invitations', () => {
     const owner = await t.createConsoleUser();
     const res = await t.console<{ members: Member[] }>(owner.token, 'GET', '/members/');
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body, { members: [{ id: owner.accountId, email: owner.email, name: owner.email, role: 'owner', status: 'active' }] });
+    assert.deepEqual(res.body, { members: [{ id: owner.accountId, email: owner.email, name: owner.email, role: 'owner', status: 'active', capacity: null }] });
   });
 
   test('invite: 201 with a single-use link valid 7 days, stored hashed; accepting signs the member in with their name', async () => {
@@ -129,6 +129,54 @@ describe('members and invitations', () => {
     // Another account cannot invite an e-mail invited here.
     const elsewhere = await t.console(other.token, 'POST', '/members/invite/', { body: { email, role: 'agent' } });
     assert.equal(elsewhere.status, 409);
+  });
+
+  test("a pending invitation's link is shown again, the same until renewed; kept sealed; expiry says so; gone once accepted", async () => {
+    const owner = await t.createConsoleUser();
+    const other = await t.createConsoleUser();
+    const email = uniqueEmail('again');
+    const sent = await t.console<Invitation>(owner.token, 'POST', '/members/invite/', { body: { email, role: 'agent' } });
+    assert.equal(sent.status, 201, sent.text);
+    type Link = { id: string; email: string; role: string; inviteUrl: string | null; expiresAt: string; expired: boolean };
+    const shown = await t.console<Link>(owner.token, 'GET', `/members/${sent.body.id}/invitation/`);
+    assert.equal(shown.status, 200, shown.text);
+    assert.deepEqual({ ...shown.body, expiresAt: undefined }, {
+      id: sent.body.id, email: email.toLowerCase(), role: 'agent', inviteUrl: sent.body.inviteUrl, expiresAt: undefined, expired: false,
+    });
+    const days = (Date.parse(shown.body.expiresAt) - Date.now()) / 86_400_000;
+    assert.ok(days > 6.99 && days <= 7, `${days} days`);
+    // At rest the token is sealed (never in the clear) beside its hash.
+    const [stored] = await queryRows<{ sealed: string }>(t.database.db, sql`select invite_token_sealed as sealed from members where id = ${sent.body.id}`);
+    assert.match(stored?.sealed ?? '', /^enc:v1:/);
+    assert.ok(!stored?.sealed.includes(tokenOf(sent.body.inviteUrl)));
+    // Another account's admin, or an unknown id: 404.
+    for (const [token, id] of [[other.token, sent.body.id], [owner.token, '0190b5a0-0000-7000-8000-000000000000'], [owner.token, 'not-a-uuid']] as const) {
+      const res = await t.console(token, 'GET', `/members/${id}/invitation/`);
+      assert.deepEqual([res.status, res.body], [404, { message: 'Invitation not found', statusCode: 404 }], id);
+    }
+    // Expired: still shown, saying so (the link no longer works).
+    await t.database.db.execute(sql`update members set invite_expires_at = now() - interval '1 second' where id = ${sent.body.id}`);
+    assert.equal((await t.console<Link>(owner.token, 'GET', `/members/${sent.body.id}/invitation/`)).body.expired, true);
+    // Renewed by inviting again: a new link for 7 days, shown from then on; the old one stops working.
+    const renewed = await t.console<Invitation>(owner.token, 'POST', '/members/invite/', { body: { email, role: 'agent' } });
+    assert.notEqual(renewed.body.inviteUrl, sent.body.inviteUrl);
+    const again = await t.console<Link>(owner.token, 'GET', `/members/${sent.body.id}/invitation/`);
+    assert.deepEqual([again.body.inviteUrl, again.body.expired], [renewed.body.inviteUrl, false]);
+    const old = await t.console(undefined, 'POST', '/auth/accept-invite', { body: { token: tokenOf(sent.body.inviteUrl), name: 'Old', password: PASSWORD } });
+    assert.equal(old.status, 400);
+    // Accepted: no pending invitation, nothing sealed kept.
+    const accepted = await t.console(undefined, 'POST', '/auth/accept-invite', { body: { token: tokenOf(renewed.body.inviteUrl), name: 'New', password: PASSWORD } });
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal((await t.console(owner.token, 'GET', `/members/${sent.body.id}/invitation/`)).status, 404);
+    const [cleared] = await queryRows<{ sealed: string | null }>(t.database.db, sql`select invite_token_sealed as sealed from members where id = ${sent.body.id}`);
+    assert.equal(cleared?.sealed, null);
+    // An invitation made before links were kept: no link to show (inviting again makes one).
+    const older = await t.console<Invitation>(owner.token, 'POST', '/members/invite/', { body: { email: uniqueEmail('older'), role: 'admin' } });
+    await t.database.db.execute(sql`update members set invite_token_sealed = null where id = ${older.body.id}`);
+    const none = await t.console<Link>(owner.token, 'GET', `/members/${older.body.id}/invitation/`);
+    assert.deepEqual([none.status, none.body.inviteUrl, none.body.role], [200, null, 'admin']);
+    // The owner and an active member have no invitation.
+    assert.equal((await t.console(owner.token, 'GET', `/members/${owner.accountId}/invitation/`)).status, 404);
   });
 
   test('bad input: 400 naming the field; other accounts are out of reach (404)', async () => {
@@ -219,7 +267,7 @@ describe('sessions end when access ends', () => {
     const agent = await addMember(t, owner.token, 'agent', 'Promoted');
     const cookie = await sessionCookie(agent.email);
     const res = await t.console<Member>(owner.token, 'PUT', `/members/${agent.id}/`, { body: { role: 'admin' } });
-    assert.deepEqual([res.status, res.body], [200, { id: agent.id, email: agent.email, name: 'Promoted', role: 'admin', status: 'active' }]);
+    assert.deepEqual([res.status, res.body], [200, { id: agent.id, email: agent.email, name: 'Promoted', role: 'admin', status: 'active', capacity: null }]);
     assert.equal((await t.console(agent.token, 'GET', '/members/')).status, 401);
     assert.equal((await withCookie(cookie)).status, 401);
     const login = await t.console<{ token: string }>(undefined, 'POST', '/auth/login', { body: { email: agent.email, password: PASSWORD } });
@@ -379,6 +427,8 @@ describe('roles: one rule per console route', () => {
     'acceptInvitation',
     'forgotPassword',
     'resetPassword',
+    // Whether the server sends e-mail (issue #42): the sign-in page asks it.
+    'getServerInfo',
     // Every member's own settings (issue #33).
     'getMe',
     'updateMe',
@@ -428,6 +478,26 @@ describe('roles: one rule per console route', () => {
     'listReplayItems',
     'markReplayItem',
     'listKnowledgeGaps',
+    // Agent actions (issue #43): every member reads them (secrets masked) and their runs; an admin changes and calls them.
+    'listActions',
+    'getAction',
+    'listActionRuns',
+    'listMySessions',
+    'deleteMySession',
+    'deleteMyOtherSessions',
+    // Two-factor sign-in (issue #45, item 1): the second step needs no credential; every member turns it on or off.
+    'loginTwoFactor',
+    'createSessionTwoFactor',
+    'setupTwoFactor',
+    'enableTwoFactor',
+    'disableTwoFactor',
+    // The team's workbench (issue #44): every member searches and reads suggestions.
+    'search',
+    'getChatSuggestions',
+    // Single sign-on (issue #45, item 2): the login page's button, the start and the callback need no credential.
+    'discoverSso',
+    'startSso',
+    'ssoCallback',
   ].sort();
 
   test('walking every operation of the console document as an agent: exactly the allowed set passes, the rest is 403', async () => {
@@ -453,8 +523,14 @@ describe('roles: one rule per console route', () => {
     const owner = await t.createConsoleUser();
     const admin = await addMember(t, owner.token, 'admin');
     const ops = (await operations()).filter((op) => op.operationId !== 'deleteSession');
+    // The owner's alone (issue #45, item 2: single sign-on).
+    const OWNER_ONLY = ['getSso', 'updateSso'];
     for (const op of ops) {
       const res = await call(admin.token, op);
+      if (OWNER_ONLY.includes(op.operationId)) {
+        assert.deepEqual([res.status, res.body], [403, { message: 'Forbidden for your role', statusCode: 403 }], op.operationId);
+        continue;
+      }
       assert.notEqual(res.status, 403, `${op.operationId}: ${res.text}`);
       assert.notEqual(res.status, 401, `${op.operationId}: ${res.text}`);
     }
@@ -465,15 +541,21 @@ describe('roles: one rule per console route', () => {
     const anonymous = [
       'POST /auth/login',
       'POST /auth/session',
+      'POST /auth/login/2fa',
+      'POST /auth/session/2fa',
       'GET /auth/session/state',
       'POST /auth/accept-invite',
       'POST /auth/forgot-password',
       'POST /auth/reset-password',
+      'GET /server/',
+      'GET /auth/sso/discover',
+      'GET /auth/sso/start',
+      'GET /auth/sso/callback',
     ];
     for (const [p, methods] of Object.entries(doc.body.paths)) {
       for (const [method, op] of Object.entries(methods)) {
         if (anonymous.includes(`${method.toUpperCase()} ${p}`)) continue;
-        assert.ok(op['x-role'] === 'agent' || op['x-role'] === 'admin', `${method} ${p}`);
+        assert.ok(op['x-role'] === 'agent' || op['x-role'] === 'admin' || (op['x-role'] === 'owner' && p === '/account/sso/'), `${method} ${p}`);
       }
     }
   });
@@ -489,6 +571,12 @@ describe('roles: one rule per console route', () => {
       ['POST', '/knowledge-bases', { name: 'FAQ', language: 'en' }],
       ['POST', '/members/invite/', { email: uniqueEmail('x'), role: 'agent' }],
       ['PUT', `/members/${agent.id}/`, { role: 'admin' }],
+      // A pending invitation's link (issue #42) is an admin's, like the invitation.
+      ['GET', `/members/${agent.id}/invitation/`, undefined],
+      // The account's settings and its alert webhook (issue #42: the Settings page) are an admin's to change.
+      ['PUT', '/account/settings/', { resolutionQuietMinutes: 60 }],
+      ['GET', '/account/alerts/', undefined],
+      ['PUT', '/account/alerts/', { alertWebhookUrl: null }],
     ];
     for (const [method, url, body] of refused) {
       const res = await t.console(agent.token, method, url, { body });
@@ -518,12 +606,12 @@ describe('rate limits of the new routes', () => {
         statuses.push((await t.console(owner.token, method, url, { body })).status);
       }
       assert.deepEqual(statuses, [200, 200, 201, 201, 200, 429]);
-      // The owner's login counted once already (createConsoleUser); three more guesses of invitation links reach the cap.
+      // Invitation links have their own allowance per address (the owner's login did not spend it): three guesses, then 429.
       const guesses: number[] = [];
-      for (let i = 0; i < 3; i += 1) {
+      for (let i = 0; i < 4; i += 1) {
         guesses.push((await t.console(undefined, 'POST', '/auth/accept-invite', { body: { token: `guess-${i}`, name: 'X', password: PASSWORD } })).status);
       }
-      assert.deepEqual(guesses, [400, 400, 429]);
+      assert.deepEqual(guesses, [400, 400, 400, 429]);
     } finally {
       await t.close();
     }
@@ -605,7 +693,7 @@ describe('migration 0019: the existing login becomes the owner', () => {
         assert.equal(login.status, 200, login.text);
         const list = await t.console<{ members: Member[] }>(login.body.token, 'GET', '/members/');
         assert.deepEqual(list.body.members, [
-          { id: '0190b5a0-0000-7000-8000-0000000000aa', email: 'old.owner@example.com', name: 'old.owner@example.com', role: 'owner', status: 'active' },
+          { id: '0190b5a0-0000-7000-8000-0000000000aa', email: 'old.owner@example.com', name: 'old.owner@example.com', role: 'owner', status: 'active', capacity: null },
         ]);
       } finally {
         await t.close();

@@ -3,7 +3,7 @@
 // client cannot choose its own address by sending the header.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { INVALID_KEYS_PER_IP } from '../src/http/rate-limit.ts';
+import { INVALID_KEYS_PER_IP } from '../src/kernel/rate-counters.ts';
 import { PASSWORD, startTestApp, type TestApp } from './support/harness.ts';
 
 const LOGINS = 3;

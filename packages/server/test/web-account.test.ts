@@ -42,7 +42,7 @@ describe('web account in Chromium', browserTests, () => {
         await inbox.waitFor({ timeout: WAIT });
         // The first page is the overview, with its chart.
         await page.getByRole('heading', { name: 'Overview', exact: true }).waitFor({ timeout: WAIT });
-        await page.getByRole('img', { name: 'Conversations per day', exact: true }).waitFor({ timeout: WAIT });
+        await page.getByRole('img', { name: 'New chats per day', exact: true }).waitFor({ timeout: WAIT });
         for (const name of ['Channels', 'Knowledge bases', 'Deliveries']) {
           assert.equal(await page.getByRole('link', { name, exact: true }).count(), 1, name);
         }
@@ -83,7 +83,7 @@ describe('web account in Chromium', browserTests, () => {
       await withScreenshotOnFailure(ctx, page, async () => {
         await signIn(page, user.email);
         await page.getByRole('heading', { name: 'Overview', exact: true }).waitFor({ timeout: WAIT });
-        await page.getByRole('img', { name: 'Conversations per day', exact: true }).waitFor({ timeout: WAIT });
+        await page.getByRole('img', { name: 'New chats per day', exact: true }).waitFor({ timeout: WAIT });
         assert.deepEqual(problems, []);
       });
     });

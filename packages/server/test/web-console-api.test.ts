@@ -268,11 +268,11 @@ describe('Inbox chat actions', () => {
     assert.equal(overview.body.conversationsPerDay.length, 14);
     assert.equal(overview.body.conversationsPerDay.at(-1)?.date, new Date().toISOString().slice(0, 10));
     assert.ok((overview.body.conversationsPerDay.at(-1)?.conversations ?? 0) >= 1);
-    assert.deepEqual(overview.body.agentReplies, { answered: 0, answeredAfterChoice: 0, fellBack: 2, handedOff: 0 });
+    assert.deepEqual(overview.body.agentReplies, { answered: 0, answeredAfterChoice: 0, clarified: 0, fellBack: 2, handedOff: 0 });
     assert.equal(overview.body.corrections, 1);
     assert.ok(overview.body.chats >= 1);
     const empty = await t.console<{ agentReplies: unknown; corrections: number; chats: number }>(other.token, 'GET', '/overview/', { query: { days: '3' } });
-    assert.deepEqual([empty.body.agentReplies, empty.body.corrections], [{ answered: 0, answeredAfterChoice: 0, fellBack: 0, handedOff: 0 }, 0]);
+    assert.deepEqual([empty.body.agentReplies, empty.body.corrections], [{ answered: 0, answeredAfterChoice: 0, clarified: 0, fellBack: 0, handedOff: 0 }, 0]);
     assert.equal((await t.console(user.token, 'GET', '/overview/', { query: { days: '91' } })).status, 400);
   });
 

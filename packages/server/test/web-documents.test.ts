@@ -1,7 +1,7 @@
 // Knowledge-base documents in the web account, in a real browser: a returns-policy PDF picked with the file input
 // and a Markdown file dropped on the panel become ready with their passages; a PNG named .pdf shows why it failed;
 // delete; `Try the agent` lists the passages the model was given. A document's name and text are shown as text,
-// never run as HTML.
+// never run as HTML. The base's `Used by` card says what each channel's engine does with the documents.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -93,6 +93,40 @@ describe('knowledge-base documents in the web account', browserTests, () => {
       assert.ok(texts.includes(`Earrings: final sale.\n\n${HOSTILE}`), JSON.stringify(texts));
       assert.equal(await page.evaluate('window.__pwned'), undefined, 'no markup of a document ran');
       assert.equal(await page.locator('img').count(), 0, 'no markup of a document became an element');
+    });
+  });
+
+  test('Used by says what each channel\'s engine does with the documents', async (ctx) => {
+    const user = await t.createConsoleUser();
+    const base = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Policies' } });
+    const connect = async (name: string, agentEngine: Record<string, unknown>, clarifyChoices?: number) => {
+      const res = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', { body: { name, knowledgeBaseId: base.body.id, agentEngine } });
+      assert.equal(res.status, 201, res.text);
+      if (clarifyChoices !== undefined) {
+        const put = await t.console(user.token, 'PUT', `/channel/custom/${encodeURIComponent(res.body.id)}/`, { body: { clarifyChoices } });
+        assert.equal(put.status, 200, put.text);
+      }
+    };
+    await connect('Built-in', { kind: 'knowledge-base' });
+    await connect('No choices', { kind: 'knowledge-base' }, 0);
+    await connect('Model', { kind: 'openai-compatible', baseUrl: `${llm.url}/v1`, model: 'test-model', timeoutSeconds: 10 });
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await signInAt(page, `${t.url}/knowledge-bases/${base.body.id}`, user.email, PASSWORD);
+      const card = page.getByRole('region', { name: 'Used by', exact: true });
+      const line = (name: string) => card.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+      await line('Built-in').waitFor({ timeout: WAIT });
+      assert.equal(
+        await line('Built-in').textContent(),
+        'Built-in (API) — Built-in engine: sends an entry’s answer word for word when a question matches it. When it is not sure, it offers the entries and ' +
+          'document passages that fit the question best as choices; when the customer picks a passage, it sends that passage’s text (up to 700 ' +
+          'characters) and names the document. A document never answers a question by itself.',
+      );
+      assert.equal(
+        await line('No choices').textContent(),
+        'No choices (API) — Built-in engine: sends an entry’s answer word for word when a question matches it. This channel offers no choices, so the documents are not used.',
+      );
+      assert.equal(await line('Model').textContent(), 'Model (API) — Model: reads the best matching entries and document passages and writes its answer from them.');
     });
   });
 });

@@ -265,4 +265,43 @@ describe('Inbox', browserTests, () => {
       assert.equal(await page.evaluate('window.__parleyXss'), undefined);
     });
   });
+  test('messages 100 ms apart for seconds: the list shows each as it comes, not only once the flow stops', async (ctx) => {
+    const quiet = await t.console<{ id: string }>(user.token, 'POST', '/channel/custom/connect/', {
+      body: { name: 'Flow', settings: { isActive: false } },
+    });
+    assert.equal(quiet.status, 201, quiet.text);
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await openInbox(page);
+      // Every text the list's previews show, with when it first showed (the page's clock is this machine's).
+      await page.evaluate(`(() => {
+        const seen = (window.__parleySeen = {});
+        const list = document.querySelector('ul[aria-label="Chats"]');
+        const record = () => {
+          for (const preview of list.querySelectorAll('.preview')) seen[preview.textContent] ??= Date.now();
+        };
+        new MutationObserver(record).observe(list, { childList: true, subtree: true, characterData: true });
+      })()`);
+      // Ten customers, one message each 100 ms in turn, for 6 seconds.
+      const texts: string[] = [];
+      for (let n = 0; n < 60; n += 1) {
+        const text = `Flowing message ${n}`;
+        texts.push(text);
+        const sent = t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+          headers: { authorization: user.key },
+          body: { channel: 'custom', channelId: quiet.body.id, externalChatId: `flow-${n % 10}`, role: 'user', text, senderName: `Flow ${n % 10}` },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.equal((await sent).status, 201);
+      }
+      const flowEnded = Date.now();
+      const seenOf = () => page.evaluate('window.__parleySeen') as Promise<Record<string, number>>;
+      const seen = await eventually(async () => {
+        const now = await seenOf();
+        return texts.every((text) => now[text] !== undefined) ? now : undefined;
+      }, WAIT);
+      const duringFlow = texts.filter((text) => (seen[text] ?? Infinity) < flowEnded);
+      assert.ok(duringFlow.length >= texts.length / 2, `${duringFlow.length} of ${texts.length} shown while the flow went on`);
+    });
+  });
 });

@@ -110,6 +110,7 @@ describe('Team in the web account', browserTests, () => {
       await ownerPage.goto(`${t.url}/inbox`);
       await openInbox(ownerPage);
       await openChat(ownerPage, 'Carla Customer');
+      await ownerPage.getByRole('button', { name: 'Details', exact: true }).click();
       await ownerPage.getByRole('combobox', { name: 'Assign to', exact: true }).selectOption({ label: 'Ann Agent' });
       await ownerPage.getByRole('button', { name: 'Assign', exact: true }).click();
       await eventually(async () => {

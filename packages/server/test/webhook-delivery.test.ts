@@ -1,6 +1,7 @@
 // Webhook delivery end to end through the public API, against real local receivers (spec, Events →
 // Delivery rules): POST JSON with the two headers, 2xx within 2 s, 3 attempts with pauses of 2 s and 4 s.
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -11,9 +12,9 @@ import { newId } from '../src/lib/ids.ts';
 import { createSecretBox } from '../src/lib/secret-box.ts';
 import { createDeliveryStore, type DeliveryStore } from '../src/webhooks/delivery-store.ts';
 import { createDeliveryWorker, DELIVERY_PER_CHANNEL } from '../src/webhooks/delivery-worker.ts';
-import { createWebhookClient } from '../src/webhooks/http-client.ts';
+import { createWebhookClient } from '../src/kernel/http-client.ts';
 import { sampleNewMessagesEvent } from '../src/webhooks/payloads.ts';
-import { createUrlGuard } from '../src/webhooks/url-guard.ts';
+import { createUrlGuard } from '../src/kernel/url-guard.ts';
 import { eventsOf, eventually } from './support/events.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { SECRETS_KEY, startTestApp, type TestApp } from './support/harness.ts';
@@ -173,17 +174,29 @@ describe('delivery', { concurrency: true }, () => {
   test('a slow receiver of one channel does not delay another channel', async () => {
     const slow = await receiver();
     const fast = await receiver();
+    // The slow receiver answers nothing until the fast channel is served (a 0.8 s answer made the test a race on a
+    // loaded machine): each slow call waits out the 2 s timeout, 16 at a time, so the slow channel's first attempts
+    // alone take 10 s or more, and its retries longer.
+    const held: ServerResponse[] = [];
     slow.respond((_req, res) => {
-      setTimeout(() => res.end('ok'), 800).unref();
+      held.push(res);
     });
     const a = await setUp(t, `${slow.url}/slow`);
     const b = await setUp(t, `${fast.url}/fast`);
-    // 80 deliveries of 0.8 s, 16 at a time: the slow channel needs about 4 s for its backlog.
-    for (let i = 0; i < 80; i += 1) await a.send(`slow-${i}`);
+    // Sent together: one by one took 8 s under load, long enough for the slow receiver to see most first attempts.
+    await Promise.all(Array.from({ length: 80 }, (_, i) => a.send(`slow-${i}`)));
+    await eventually(async () => held.length > 0, 30_000);
     for (let i = 0; i < 5; i += 1) await b.send(`fast-${i}`);
-    await eventually(async () => (await b.deliveries()).filter((d) => d.status === 'delivered').length === 5, 5000);
-    const slowPending = (await a.deliveries()).filter((d) => d.status === 'pending').length;
-    assert.ok(slowPending > 0, 'the fast channel was served while the slow one still had a backlog');
+    try {
+      await eventually(async () => (await b.deliveries()).filter((d) => d.status === 'delivered').length === 5, 30_000);
+      const slowPending = (await a.deliveries()).filter((d) => d.status === 'pending').length;
+      assert.ok(slowPending > 0, 'the fast channel was served while the slow one still had a backlog');
+      // Served beside the slow calls, not behind them: the slow receiver had not yet seen all 80 first attempts.
+      assert.ok(held.length < 80, `the fast channel was served before the slow backlog's end (${held.length} slow calls so far)`);
+    } finally {
+      for (const res of held) res.end('ok');
+      slow.respond((_req, res) => res.end('ok'));
+    }
     await eventually(async () => (await a.deliveries()).every((d) => d.status === 'delivered'), 30_000);
   });
 });

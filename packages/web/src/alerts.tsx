@@ -4,17 +4,16 @@
 // a customer message in a chat assigned to me, and a chat assigned to me; and a removed member's page signs out at
 // once, saying why. The live stream stays open on every page meanwhile (the member counts as online).
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { InboxListChat, Profile, SessionState } from '@parley/contracts';
+import type { Profile, SessionState } from '@parley/contracts';
+import { createAlertsSync, type AlertKind, type AlertsSync } from './alerts-sync.ts';
 import { api } from './api.ts';
 import { t } from './i18n.ts';
 import { useLiveMessages } from './live.ts';
+import type { ChatPage } from './pages/inbox/list-sync.ts';
 import { navigate } from './router.ts';
 
 /** Told when the Profile page saves: browser notifications may have been switched. */
 export const PROFILE_SAVED_EVENT = 'parley:profile-saved';
-const LIST_LIMIT = 100;
-
-type ChatPage = { chats: InboxListChat[]; count: number };
 
 let audio: AudioContext | undefined;
 /** A short two-tone chime (no sound file to load). */
@@ -48,11 +47,9 @@ function notificationsAllowed(): boolean {
  * The count of chats needing a person (null until known), kept live; alerts the member as above. `onEnded`: the
  * member's access ended (`removed` when they were removed from the account).
  */
-export function useTeamAlerts(onEnded: (removed: boolean) => void): number | null {
+export function useTeamAlerts(onEnded: (removed: boolean) => void, memberId: string): number | null {
   const [count, setCount] = useState<number | null>(null);
-  const known = useRef<{ need: Set<string>; mine: Map<string, string> } | undefined>(undefined);
   const browser = useRef(false);
-  const timer = useRef<number | undefined>(undefined);
 
   useEffect(() => {
     const readProfile = () =>
@@ -64,10 +61,7 @@ export function useTeamAlerts(onEnded: (removed: boolean) => void): number | nul
       );
     void readProfile();
     addEventListener(PROFILE_SAVED_EVENT, readProfile);
-    return () => {
-      removeEventListener(PROFILE_SAVED_EVENT, readProfile);
-      clearTimeout(timer.current);
-    };
+    return () => removeEventListener(PROFILE_SAVED_EVENT, readProfile);
   }, []);
 
   useEffect(() => {
@@ -77,32 +71,26 @@ export function useTeamAlerts(onEnded: (removed: boolean) => void): number | nul
     };
   }, [count]);
 
-  const alertMember = (title: string, chat: { id: string; name: string }) => {
-    if (!browser.current || !notificationsAllowed()) return;
-    const notification = new Notification(title, { body: chat.name, tag: `parley-${chat.id}` });
-    notification.onclick = () => {
-      window.focus();
-      navigate(`/inbox/${chat.id}`);
-    };
-    chime();
-  };
-
-  const refresh = async () => {
-    const [need, mine] = await Promise.all([
-      api<ChatPage>('GET', '/chat/all-chats/', { query: { needsHuman: true, limit: LIST_LIMIT } }),
-      api<ChatPage>('GET', '/chat/all-chats/', { query: { assignee: 'me', limit: LIST_LIMIT } }),
-    ]);
-    setCount(need.count);
-    const before = known.current;
-    known.current = { need: new Set(need.chats.map((c) => c.id)), mine: new Map(mine.chats.map((c) => [c.id, c.dialogName])) };
-    if (!before) return;
-    for (const chat of need.chats) if (!before.need.has(chat.id)) alertMember(t('A chat needs a person'), { id: chat.id, name: chat.dialogName });
-    for (const chat of mine.chats) if (!before.mine.has(chat.id)) alertMember(t('A chat was assigned to you'), { id: chat.id, name: chat.dialogName });
-  };
-  const scheduleRefresh = () => {
-    clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => void refresh().catch(() => undefined), 250);
-  };
+  const sync = useRef<AlertsSync | undefined>(undefined);
+  sync.current ??= createAlertsSync({
+    fetchPage: (query) => api<ChatPage>('GET', '/chat/all-chats/', { query }),
+    memberId,
+    onCount: setCount,
+    onAlert: (kind, chat) => {
+      if (!browser.current || !notificationsAllowed()) return;
+      const notification = new Notification(t(ALERT_TITLES[kind]), { body: chat.name, tag: `parley-${chat.id}` });
+      notification.onclick = () => {
+        window.focus();
+        navigate(`/inbox/${chat.id}`);
+      };
+      chime();
+    },
+  });
+  const current = sync.current;
+  useEffect(() => {
+    current.start();
+    return () => current.stop();
+  }, [current]);
 
   useLiveMessages((message) => {
     if (message.kind === 'dropped') {
@@ -115,16 +103,16 @@ export function useTeamAlerts(onEnded: (removed: boolean) => void): number | nul
       );
       return;
     }
-    if (message.kind === 'event' && message.chatId !== null && message.payload?.event === 'new_messages') {
-      const name = known.current?.mine.get(message.chatId);
-      if (name !== undefined && message.payload.messages?.some((m) => m.role === 'user')) {
-        alertMember(t('New message in your chat'), { id: message.chatId, name });
-      }
-    }
-    scheduleRefresh();
+    current.live(message);
   });
   return count;
 }
+
+const ALERT_TITLES: Record<AlertKind, string> = {
+  needsPerson: 'A chat needs a person',
+  assigned: 'A chat was assigned to you',
+  newMessage: 'New message in your chat',
+};
 
 /** The Inbox's button that asks the browser's permission for notifications (shown until it is given or refused). */
 export function EnableNotifications() {

@@ -3,11 +3,15 @@
 import { currentLang, t } from './i18n.ts';
 
 export class ApiError extends Error {
+  /** The server's sentences one by one (a validation failure may give several), for forms that place them by field. */
+  readonly messages: string[];
   constructor(
     readonly status: number,
     message: string,
+    messages: string[] = [message],
   ) {
     super(message);
+    this.messages = messages;
   }
 }
 
@@ -53,7 +57,7 @@ export async function api<T>(
   }
   if (!response.ok) {
     if (response.status === 401 && !path.startsWith('/auth/')) onUnauthorized();
-    throw new ApiError(response.status, serverMessage(body, response.status));
+    throw new ApiError(response.status, serverMessage(body, response.status), serverMessages(body, response.status));
   }
   return body as T;
 }
@@ -82,6 +86,11 @@ function serverMessage(body: unknown, status: number): string {
   }
   if (typeof body === 'string' && body.trim() && body.length < 300 && !body.trimStart().startsWith('<')) return body.trim();
   return t(STATUS_TEXTS[status] ?? (status >= 500 ? 'The server failed; try again in a moment.' : 'The request was refused.'));
+}
+
+function serverMessages(body: unknown, status: number): string[] {
+  if (body && typeof body === 'object' && 'message' in body && Array.isArray(body.message) && body.message.length > 0) return body.message.map(String);
+  return [serverMessage(body, status)];
 }
 
 const STATUS_TEXTS: Record<number, string> = {

@@ -1,5 +1,5 @@
-// The web account: sign in (or accept an invitation), then Overview, Inbox, Reports, Channels, Knowledge bases, Deliveries, CRM,
-// Team and Saved replies.
+// The web account: sign in (or accept an invitation), then Overview, Inbox, Reports, Channels, Knowledge bases, Actions,
+// Deliveries, CRM, Team, Saved replies and Settings.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Session, SessionState } from '@parley/contracts';
@@ -13,14 +13,20 @@ import { OverviewPage } from './pages/overview.tsx';
 import { InboxPage } from './pages/inbox/inbox-page.tsx';
 import { ChannelsPage } from './pages/channels.tsx';
 import { ChannelPage } from './pages/channel/channel-page.tsx';
-import { KnowledgeBasesPage, KnowledgeBasePage } from './pages/knowledge.tsx';
+import { KnowledgeBasePage } from './pages/knowledge/base-page.tsx';
+import { KnowledgeBasesPage } from './pages/knowledge/bases-page.tsx';
+import { ActionsPage } from './pages/actions/actions-page.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { CrmPage } from './pages/crm.tsx';
 import { InvitationPage, SavedRepliesPage, TeamPage } from './pages/team.tsx';
 import { ProfilePage } from './pages/profile.tsx';
+import { AvailabilitySelect } from './availability.tsx';
+import { TwoFactorSection } from './pages/two-factor-section.tsx';
 import { ReportsPage } from './pages/reports/reports-page.tsx';
 import { LedgerPage } from './pages/reports/ledger.tsx';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password.tsx';
+import { SettingsPage } from './pages/settings/settings-page.tsx';
+import { NamePrompt, needsName } from './pages/name-prompt.tsx';
 import { NeedsPersonBadge, useTeamAlerts } from './alerts.tsx';
 import './style.css';
 
@@ -30,16 +36,29 @@ const NAV = [
   { href: '/reports', name: 'Reports' },
   { href: '/channels', name: 'Channels' },
   { href: '/knowledge-bases', name: 'Knowledge bases' },
+  { href: '/actions', name: 'Actions' },
   { href: '/deliveries', name: 'Deliveries' },
   { href: '/crm', name: 'CRM' },
   { href: '/team', name: 'Team' },
   { href: '/saved-replies', name: 'Saved replies' },
+  { href: '/settings', name: 'Settings' },
 ] as const;
 
-/** Pages whose every call is an admin's (deliveries, CRM): not offered to an agent. */
-const ADMIN_PAGES = new Set<string>(['/deliveries', '/crm']);
+/** Pages whose every call is an admin's (deliveries, CRM, the account's settings): not offered to an agent. */
+const ADMIN_PAGES = new Set<string>(['/deliveries', '/crm', '/settings']);
 
-function Page({ path, session, onRenamed }: { path: string; session: Session; onRenamed: (name: string) => void }) {
+function Page({
+  path,
+  session,
+  needsPerson,
+  onRenamed,
+}: {
+  path: string;
+  session: Session;
+  /** The count of chats needing a person (null until known), kept live by the team alerts. */
+  needsPerson: number | null;
+  onRenamed: (name: string) => void;
+}) {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (session.role === 'agent' && ADMIN_PAGES.has(`/${parts[0] ?? ''}`)) {
     return <AdminOnlyNote text="This page is for admins and the owner; your role (agent) works the Inbox." />;
@@ -49,11 +68,13 @@ function Page({ path, session, onRenamed }: { path: string; session: Session; on
     case 'overview':
       return <OverviewPage />;
     case 'inbox':
-      return <InboxPage chatId={parts[1]} />;
+      return <InboxPage chatId={parts[1]} needsHumanCount={needsPerson} />;
     case 'channels':
       return parts[1] && parts[2] ? <ChannelPage type={parts[1]} id={parts[2]} /> : <ChannelsPage />;
     case 'knowledge-bases':
       return parts[1] ? <KnowledgeBasePage id={parts[1]} /> : <KnowledgeBasesPage />;
+    case 'actions':
+      return <ActionsPage id={parts[1]} />;
     case 'deliveries':
       return <DeliveriesPage />;
     case 'crm':
@@ -66,6 +87,8 @@ function Page({ path, session, onRenamed }: { path: string; session: Session; on
       return parts[1] === 'conversations' ? <LedgerPage /> : <ReportsPage />;
     case 'profile':
       return <ProfilePage onRenamed={onRenamed} />;
+    case 'settings':
+      return <SettingsPage />;
     default:
       return <p>Not found</p>;
   }
@@ -91,7 +114,18 @@ function App() {
     });
     // Always 200 (signedIn false when not), so a visitor who is not signed in sees no failed request.
     api<SessionState>('GET', '/auth/session/state').then(
-      (state) => setSession(state.signedIn ? { email: state.email, memberId: state.memberId, name: state.name, role: state.role } : null),
+      (state) =>
+        setSession(
+          state.signedIn
+            ? {
+                email: state.email,
+                memberId: state.memberId,
+                name: state.name,
+                role: state.role,
+                ...(state.twoFactorSetupRequired ? { twoFactorSetupRequired: true as const } : {}),
+              }
+            : null,
+        ),
       () => setSession(null),
     );
   }, []);
@@ -127,15 +161,29 @@ function App() {
     );
   }
   if (session === null && path === '/forgot-password') return <ForgotPasswordPage />;
-  if (session === null || path === '/login') {
+  // `/login/<slug>`: an account's sign-in page, offering its single sign-on (issue #45, item 2).
+  const loginSlug = /^\/login\/([^/]+)$/.exec(path)?.[1];
+  if (session === null || path === '/login' || loginSlug !== undefined) {
     return (
       <LoginPage
         notice={notice}
+        {...(loginSlug !== undefined ? { slug: decodeURIComponent(loginSlug) } : {})}
         onSignedIn={(next) => {
           signedIn(next);
-          if (location.pathname === '/login' || location.pathname === '/forgot-password') navigate('/', true);
+          if (location.pathname.startsWith('/login') || location.pathname === '/forgot-password') navigate('/', true);
         }}
       />
+    );
+  }
+  // The account requires two-factor sign-in and this member has not turned it on: only that, then the account.
+  if (session.twoFactorSetupRequired) {
+    const full: Session = { email: session.email, memberId: session.memberId, name: session.name, role: session.role };
+    return (
+      <main class="login">
+        <h1>{t('Two-factor sign-in')}</h1>
+        <p role="alert">{t('Your account requires two-factor sign-in: turn it on to go on.')}</p>
+        <TwoFactorSection onEnabled={() => setSession(full)} />
+      </main>
     );
   }
   return (
@@ -163,7 +211,7 @@ function Shell({
   onRenamed: (name: string) => void;
   onSignedOut: (removed: boolean) => void;
 }) {
-  const needsPerson = useTeamAlerts(onSignedOut);
+  const needsPerson = useTeamAlerts(onSignedOut, session.memberId);
   const signOut = async () => {
     await api('DELETE', '/auth/session').catch(() => undefined);
     onSignedOut(false);
@@ -186,6 +234,7 @@ function Shell({
         <span class="who">
           {session.name} · {session.role}
         </span>
+        <AvailabilitySelect />
         <Link href="/profile" label="Profile" current={section === '/profile'}>
           {t('Profile')}
         </Link>
@@ -195,8 +244,9 @@ function Shell({
         </button>
       </header>
       <main>
+        {needsName(session) && <NamePrompt onRenamed={onRenamed} />}
         <SessionContext.Provider value={session}>
-          <Page path={path} session={session} onRenamed={onRenamed} />
+          <Page path={path} session={session} needsPerson={needsPerson} onRenamed={onRenamed} />
         </SessionContext.Provider>
       </main>
     </div>

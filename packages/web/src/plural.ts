@@ -10,6 +10,17 @@ const RU: Record<string, [string, string, string]> = {
   attempt: ['попытка', 'попытки', 'попыток'],
   conversation: ['разговор', 'разговора', 'разговоров'],
   rating: ['оценка', 'оценки', 'оценок'],
+  'direct answer': ['прямой ответ', 'прямых ответа', 'прямых ответов'],
+  'agent answer': ['ответ агента', 'ответа агента', 'ответов агента'],
+  'answer after a choice': ['ответ после выбора', 'ответа после выбора', 'ответов после выбора'],
+  'clarifying question': ['уточняющий вопрос', 'уточняющих вопроса', 'уточняющих вопросов'],
+  fallback: ['запасной ответ', 'запасных ответа', 'запасных ответов'],
+  handoff: ['передача команде', 'передачи команде', 'передач команде'],
+  day: ['день', 'дня', 'дней'],
+  hour: ['час', 'часа', 'часов'],
+  minute: ['минута', 'минуты', 'минут'],
+  customer: ['клиент', 'клиента', 'клиентов'],
+  time: ['раз', 'раза', 'раз'],
 };
 
 function ruForm(count: number, forms: [string, string, string]): string {
@@ -26,4 +37,17 @@ export function plural(count: number, one: string, many: string): string {
   const forms = RU[one];
   if (currentLang() === 'ru' && forms) return `${count} ${ruForm(count, forms)}`;
   return `${count} ${count === 1 ? one : many}`;
+}
+
+/** Minutes as a reader says them: spokenMinutes(1440) → "1 day", 150 → "2 hours 30 minutes" (in the page's language). */
+export function spokenMinutes(total: number): string {
+  const days = Math.floor(total / 1440);
+  const hours = Math.floor((total % 1440) / 60);
+  const minutes = total % 60;
+  const parts = [
+    days > 0 ? plural(days, 'day', 'days') : '',
+    hours > 0 ? plural(hours, 'hour', 'hours') : '',
+    minutes > 0 || total === 0 ? plural(minutes, 'minute', 'minutes') : '',
+  ];
+  return parts.filter(Boolean).join(' ');
 }

@@ -10,6 +10,8 @@
 // conversation lasts as long as the page.
 //   parley('on', 'message' | 'open' | 'close' | 'unread', handler) / parley('off', event, handler)
 //                                         ('unread': the count of replies the visitor has not seen)
+// The script tag may carry data-csat-delay="<seconds>" (default 30): how long the team's last message stays on
+// screen before the frame asks `How did we do?` about an ended conversation.
 // Calls made before the script loaded are queued by a stub `window.parley = window.parley || function () {
 // (window.parley.q = window.parley.q || []).push(arguments) }` and run once it is here.
 import { isProtocolMessage, isVisitorState, type FrameToHost, type HostToFrame, type Identity, type VisitorState } from './protocol.ts';
@@ -45,8 +47,9 @@ function start(): void {
   if (window.parley?.loaded || document.documentElement.hasAttribute(STARTING)) return;
   document.documentElement.setAttribute(STARTING, '');
   const base = new URL(script.src, location.href).origin;
+  const csatDelay = script.dataset.csatDelay;
   void embedAllowed(base, channel).then((allowed) => {
-    if (allowed) run(channel, base);
+    if (allowed) run(channel, base, csatDelay);
   });
 }
 
@@ -77,7 +80,7 @@ async function embedAllowed(base: string, channel: string): Promise<boolean> {
 }
 
 /** The widget on the page: launcher, frame, the messages between them and `window.parley`. */
-function run(channel: string, base: string): void {
+function run(channel: string, base: string, csatDelay: string | undefined): void {
   const queued = Array.from(window.parley?.q ?? []);
   const storageKey = `parley:visitor:${channel}`;
   let state: VisitorState | null = loadVisitor(storageKey);
@@ -92,7 +95,7 @@ function run(channel: string, base: string): void {
   let isOpen = false;
   const toFrame: HostToFrame[] = [];
 
-  const { host, launcher, launcherText, badge, unreadText, frame } = createElements(channel, base);
+  const { host, launcher, launcherText, badge, unreadText, frame } = createElements(channel, base, csatDelay);
 
   // Full screen on a small screen: the page behind keeps still (its own overflow is given back on close).
   const smallScreen = window.matchMedia(SMALL_SCREEN);
@@ -217,7 +220,7 @@ function saveVisitor(storageKey: string, next: VisitorState | null): void {
 }
 
 /** The widget's elements, in a shadow root of their own: the launcher button with its unread badge, and the frame. */
-function createElements(channel: string, base: string) {
+function createElements(channel: string, base: string, csatDelay: string | undefined) {
   const host = document.createElement('div');
   host.setAttribute('data-parley-widget', channel);
   const shadow = host.attachShadow({ mode: 'open' });
@@ -260,7 +263,7 @@ function createElements(channel: string, base: string) {
   const frame = document.createElement('iframe');
   frame.title = 'Chat';
   frame.hidden = true;
-  frame.src = `${base}/widget/frame?channel=${encodeURIComponent(channel)}`;
+  frame.src = `${base}/widget/frame?channel=${encodeURIComponent(channel)}${csatDelay && /^\d{1,4}$/.test(csatDelay) ? `&csatDelay=${csatDelay}` : ''}`;
   frame.setAttribute('allow', 'clipboard-write');
   shadow.append(style, launcher, frame);
   return { host, launcher, launcherText, badge, unreadText, frame };

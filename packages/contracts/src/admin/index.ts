@@ -119,6 +119,26 @@ export const adminRoutes = {
       response: { 200: object({ success: Type.Literal(true) }), ...AdminErrors },
     },
   }),
+  createPasswordReset: route({
+    method: 'POST',
+    url: '/password-resets',
+    operationId: 'createPasswordReset',
+    summary: "A one-time link to set a member's password, `{PUBLIC_URL}/reset-password/<token>` valid 1 hour, for the operator to pass on",
+    description: 'For a server without SMTP_URL (or a member whose e-mail does not arrive). A newer link replaces an older one. 404 when no active member has the e-mail.',
+    tags: ['Accounts'],
+    schema: {
+      body: object({ email: Type.String({ minLength: 1, maxLength: EMAIL_MAX }) }),
+      response: {
+        201: object({
+          memberId: Type.String(),
+          email: Type.String(),
+          resetUrl: Type.String({ description: '`{PUBLIC_URL}/reset-password/<token>`: works once, until expiresAt' }),
+          expiresAt: Timestamp,
+        }),
+        ...AdminErrors,
+      },
+    },
+  }),
   backup: route({
     method: 'POST',
     url: '/backup',

@@ -33,17 +33,34 @@ export const agentRoutes = {
     description:
       'Working hours, **Disable agent responses** and `settings.isActive` do not apply: this is how the agent would answer. ' +
       '`taskComplete` says whether it would fire the task trigger; `passages`, which document passages the model was given ' +
-      '(none for the knowledge-base engine, which answers with entries alone). 502 when the model server fails.',
+      '(none for the knowledge-base engine, which answers with entries alone); `choices`, with a clarification, the options\' labels ' +
+      'then the last line\'s (something else). To answer a clarification, send the question that led to it as `clarifiedQuestion` ' +
+      'and the pick (its number, a label, `0`) as `text`: the agent asks the question again and takes `text` as the customer\'s ' +
+      'next message. 502 when the model server fails.',
     tags: ['Agent'],
     schema: {
       params: object({ channelId: Type.String({ minLength: 1, maxLength: 200 }) }),
-      body: object({ text: Type.String({ minLength: 1, maxLength: MESSAGE_TEXT_MAX }) }),
+      body: object({
+        text: Type.String({ minLength: 1, maxLength: MESSAGE_TEXT_MAX }),
+        clarifiedQuestion: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: MESSAGE_TEXT_MAX,
+            description: "the earlier question whose clarification `text` answers (a pick's number or label, `0`, or a new question)",
+          }),
+        ),
+      }),
       response: {
         200: object({
           reply: nullable(Type.String()),
           taskComplete: Type.Boolean(),
           summary: nullable(Type.String()),
           passages: Type.Array(GivenPassage),
+          choices: Type.Optional(
+            Type.Array(Type.String(), {
+              description: "a clarification's options: their labels, then the last line's (something else), as the widget shows them",
+            }),
+          ),
         }),
         ...ConsoleErrors,
         502: ErrorBody,

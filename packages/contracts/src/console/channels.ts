@@ -170,6 +170,7 @@ export const HANDOFF_AFTER_FALLBACKS_MAX = 10;
 export const CLARIFY_CHOICES_DEFAULT = 3;
 export const CLARIFY_CHOICES_MAX = 5;
 export const CLARIFY_PROMPT_MAX = 500;
+export const CHANNEL_ACTIONS_MAX = 50;
 
 function optional<T extends TProperties>(properties: T) {
   return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, Type.Optional(v)])) as {
@@ -213,6 +214,11 @@ const editable = {
       description: "the sentence before the options; null: a default sentence in the channel's aiLang",
     }),
   ),
+  actionIds: Type.Array(Uuid, {
+    maxItems: CHANNEL_ACTIONS_MAX,
+    uniqueItems: true,
+    description: "the account's actions the channel's agent may use (default none)",
+  }),
 };
 
 const { name, ...rest } = editable;
@@ -261,6 +267,7 @@ export const Channel = object({
   handoffAfterFallbacks: Type.Integer({ description: 'knowledge-base engine: fallbacks in a row before it hands the chat to the team; 0: never' }),
   clarifyChoices: Type.Integer({ description: 'knowledge-base engine: at most this many options when it asks the customer to choose; 0: never asks' }),
   clarifyPrompt: nullable(Type.String({ description: "the sentence before the options; null: a default sentence in the channel's aiLang" })),
+  actionIds: Type.Array(Type.String(), { description: "the account's actions the channel's agent may use" }),
   credentialsSet: Type.Boolean({ description: 'messenger credentials are stored' }),
   inboundUrl: nullable(
     Type.String({ description: "messenger kinds: where the messenger posts its updates (paste it into Meta's dashboard); null otherwise" }),

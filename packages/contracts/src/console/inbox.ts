@@ -6,6 +6,7 @@ import { MESSAGE_TEXT_MAX } from '../public/messages.ts';
 import { route } from '../route.ts';
 import { nullable, object, stringEnum, Timestamp } from '../schema.ts';
 import { TaskStatus, WebhookMessage } from '../webhooks/events.ts';
+import { InboxAction } from './actions.ts';
 import { ConsoleErrors } from './common.ts';
 
 /** A message as the Inbox shows it: the webhook message object plus the rating of agent replies. */
@@ -33,6 +34,19 @@ export const InboxNote = object({
   createdAt: Timestamp,
 });
 export type InboxNote = Static<typeof InboxNote>;
+
+/**
+ * The agent's summary of a handoff (issue #44): a note of `kind: "summary"` written with the handoff — the customer's
+ * request, what the agent answered or offered, the reason, the customer's card — shown only in the console.
+ */
+export const InboxSummary = object({
+  kind: Type.Literal('summary'),
+  id: Type.String(),
+  text: Type.String({ description: 'lines `Request: …`, `Agent: …`, `Reason: …`, `Customer: …`' }),
+  author: InboxNote.properties.author,
+  createdAt: Timestamp,
+});
+export type InboxSummary = Static<typeof InboxSummary>;
 
 /** The note as `POST /chat/notes/{chatId}/` answers it. */
 export const Note = object({
@@ -100,6 +114,24 @@ function chatAction(operationId: string, url: string, summary: string) {
     schema: { params: ChatParams, response: { 200: InboxChat, ...ConsoleErrors } },
   });
 }
+/** Where a reply suggestion comes from (issue #44): a knowledge entry's answer, a document passage, a saved reply, a model's draft. */
+export const SUGGESTION_SOURCES = ['entry', 'passage', 'saved_reply', 'model'] as const;
+/** At most this many suggestions are retrieved for the last customer message (a model's draft comes beside them). */
+export const RETRIEVED_SUGGESTIONS_MAX = 3;
+
+/** A reply the Inbox offers above the composer: `Use` puts its text in the composer, nothing is sent. */
+export const Suggestion = object({
+  text: Type.String(),
+  source: stringEnum(SUGGESTION_SOURCES),
+  ref: nullable(
+    Type.String({
+      description:
+        "what it comes from: the entry's id, `document › headings` of a passage, the saved reply's id; null for a model's draft",
+    }),
+  ),
+});
+export type Suggestion = Static<typeof Suggestion>;
+
 const MessageParams = object({ messageId: Type.String({ minLength: 1, maxLength: 200 }) });
 const InboxTagName = Type.String({ minLength: 1, maxLength: 100 });
 
@@ -128,12 +160,13 @@ export const inboxRoutes = {
     url: '/chat/messages/:chatId/',
     operationId: 'listMessages',
     role: 'agent',
-    summary: "A chat's history, oldest first: its messages (`kind: message`, with the rating of agent replies) and the team's private notes (`kind: note`)",
+    summary:
+      "A chat's history, oldest first: its messages (`kind: message`, with the rating of agent replies), the team's private notes (`kind: note`), the agent's handoff summaries (`kind: summary`) and the agent's action runs (`kind: action`, for the team only)",
     tags: ['Inbox'],
     schema: {
       params: ChatParams,
       querystring: object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: 'the most recent N items' })) }),
-      response: { 200: object({ messages: Type.Array(Type.Union([InboxMessage, InboxNote])) }), ...ConsoleErrors },
+      response: { 200: object({ messages: Type.Array(Type.Union([InboxMessage, InboxNote, InboxSummary, InboxAction])) }), ...ConsoleErrors },
     },
   }),
   sendTeamReply: route({
@@ -197,6 +230,16 @@ export const inboxRoutes = {
     summary: "The customer card's extras: the widget's host page and the customer's other chats (at most 10, newest first)",
     tags: ['Inbox'],
     schema: { params: ChatParams, response: { 200: ChatCustomer, ...ConsoleErrors } },
+  }),
+  getChatSuggestions: route({
+    method: 'GET',
+    url: '/chat/suggestions/:chatId/',
+    operationId: 'getChatSuggestions',
+    role: 'agent',
+    summary:
+      "Replies to suggest for the chat's last customer message: at most 3 knowledge entries' answers, document passages and saved replies ranked by the agent's retrieval, then a draft of the channel's model when its engine is openai-compatible",
+    tags: ['Inbox'],
+    schema: { params: ChatParams, response: { 200: object({ suggestions: Type.Array(Suggestion) }), ...ConsoleErrors } },
   }),
   readInboxChat: chatAction('readInboxChat', '/chat/read/:chatId/', 'Mark all messages of a chat read (as the public read)'),
   unreadInboxChat: chatAction('unreadInboxChat', '/chat/unread/:chatId/', 'Flag a chat unread (as the public unread)'),

@@ -52,8 +52,18 @@ export const KnowledgeEntry = object({
   answer: Type.String(),
   source: stringEnum(['manual', 'correction'] as const),
   messageId: nullable(Type.String({ description: 'the disliked agent reply a correction came from' })),
+  actionId: nullable(Type.String({ description: "no-model path: when the entry matches, the agent runs this action and sends its `answer` instead of the entry's" })),
   learnedQuestions: Type.Array(
-    object({ id: Type.String(), text: Type.String(), picks: Type.Integer({ description: 'how many times customers chose the entry after asking so' }) }),
+    object({
+      id: Type.String(),
+      text: Type.String(),
+      picks: Type.Integer({ description: 'how many times customers chose the entry after asking so' }),
+      customers: Type.Integer({ minimum: 0, description: 'how many different customers (chats) chose the entry after asking so' }),
+      competing: Type.Array(object({ entryId: Type.String(), question: Type.String() }), {
+        description:
+          'other entries the phrasing is as close to (worded as their question, synonym or learned phrasing, or ranked about as high): kept, it would be clarified between them rather than answered directly; empty when it would be answered directly',
+      }),
+    }),
     {
       description:
         "phrasings customers chose this entry for (clarifying choices), the most picked first, until kept (moved into `synonyms`) or discarded",
@@ -70,6 +80,8 @@ const Question = Type.String({ minLength: 1, maxLength: QUESTION_MAX });
 const Answer = Type.String({ minLength: 1, maxLength: ANSWER_MAX });
 export const SYNONYMS_MAX = 20;
 const Synonyms = Type.Array(Type.String({ minLength: 1, maxLength: QUESTION_MAX }), { maxItems: SYNONYMS_MAX });
+/** An entry's action (one of the account's; null: none): the no-model path runs it when the entry matches. */
+const ActionRef = nullable(Uuid);
 const KbParams = object({ id: Uuid });
 const EntryParams = object({ id: Uuid, entryId: Uuid });
 const LearnedParams = object({ id: Uuid, entryId: Uuid, learnedId: Uuid });
@@ -146,7 +158,7 @@ export const knowledgeRoutes = {
     tags: ['Knowledge bases'],
     schema: {
       params: KbParams,
-      body: object({ question: Question, synonyms: Type.Optional(Synonyms), answer: Answer }),
+      body: object({ question: Question, synonyms: Type.Optional(Synonyms), answer: Answer, actionId: Type.Optional(ActionRef) }),
       response: { 201: KnowledgeEntry, ...ConsoleErrors },
     },
   }),
@@ -159,7 +171,12 @@ export const knowledgeRoutes = {
     tags: ['Knowledge bases'],
     schema: {
       params: EntryParams,
-      body: object({ question: Type.Optional(Question), synonyms: Type.Optional(Synonyms), answer: Type.Optional(Answer) }),
+      body: object({
+        question: Type.Optional(Question),
+        synonyms: Type.Optional(Synonyms),
+        answer: Type.Optional(Answer),
+        actionId: Type.Optional(ActionRef),
+      }),
       response: { 200: KnowledgeEntry, ...ConsoleErrors },
     },
   }),

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN } from '../admin/index.ts';
 import { ErrorBody } from '../errors.ts';
 import { route } from '../route.ts';
-import { object, stringEnum } from '../schema.ts';
+import { nullable, object, stringEnum } from '../schema.ts';
 import { ConsoleErrors } from './common.ts';
 
 export const MEMBER_NAME_MAX = 100;
@@ -17,6 +17,9 @@ export const Member = object({
   name: Type.String(),
   role: stringEnum(['owner', 'admin', 'agent'] as const),
   status: stringEnum(['active', 'invited'] as const, { description: '`invited`: the invitation is not accepted yet' }),
+  capacity: nullable(
+    Type.Integer({ minimum: 1, maximum: 100, description: "open assigned chats auto-assignment gives this member; null: the account's capacity" }),
+  ),
 });
 export type Member = Static<typeof Member>;
 
@@ -26,11 +29,24 @@ export const Invitation = object({
   role: stringEnum(GRANTABLE_ROLES),
   status: Type.Literal('invited'),
   inviteUrl: Type.String({
-    description: '`{PUBLIC_URL}/invite/<token>`, valid 7 days, usable once; e-mailed when SMTP is configured, and shown only here',
+    description: '`{PUBLIC_URL}/invite/<token>`, valid 7 days, usable once; e-mailed when SMTP is configured, and shown here (again, while pending: GET /members/{id}/invitation/)',
   }),
   emailed: Type.Boolean({ description: 'the link was e-mailed (SMTP configured and the server took it); else pass it on yourself' }),
 });
 export type Invitation = Static<typeof Invitation>;
+
+/** A pending invitation's link, to show and copy again (issue #42, item 11). */
+export const InvitationLink = object({
+  id: Type.String(),
+  email: Type.String(),
+  role: stringEnum(GRANTABLE_ROLES),
+  inviteUrl: nullable(
+    Type.String({ description: 'the link as sent; null for an invitation made before links were kept (invite the e-mail again for a new one)' }),
+  ),
+  expiresAt: Type.String({ description: 'ISO 8601 UTC; 7 days after the invitation was sent or last renewed' }),
+  expired: Type.Boolean({ description: 'the link no longer works: invite the e-mail again for a new one' }),
+});
+export type InvitationLink = Static<typeof InvitationLink>;
 
 const MemberParams = object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const MemberName = Type.String({ minLength: 1, maxLength: MEMBER_NAME_MAX });
@@ -62,15 +78,29 @@ export const memberRoutes = {
       response: { 201: Invitation, 409: ErrorBody, ...ConsoleErrors },
     },
   }),
+  getInvitationLink: route({
+    method: 'GET',
+    url: '/members/:id/invitation/',
+    operationId: 'getInvitationLink',
+    role: 'admin',
+    summary: "A pending invitation's link, to show and copy it again (the same link until it is renewed by inviting again)",
+    description: '404 `Invitation not found` for a member who accepted theirs, or another account\'s member.',
+    tags: ['Team'],
+    schema: { params: MemberParams, response: { 200: InvitationLink, ...ConsoleErrors } },
+  }),
   updateMember: route({
     method: 'PUT',
     url: '/members/:id/',
     operationId: 'updateMember',
     role: 'admin',
-    summary: "Change a member's role: every session of theirs ends (they sign in again)",
+    summary: "Change a member's role (every session of theirs ends: they sign in again) or capacity: only the fields named change",
     description: "400 `The owner's role cannot change` for the owner.",
     tags: ['Team'],
-    schema: { params: MemberParams, body: object({ role: stringEnum(GRANTABLE_ROLES) }), response: { 200: Member, ...ConsoleErrors } },
+    schema: {
+      params: MemberParams,
+      body: object({ role: Type.Optional(stringEnum(GRANTABLE_ROLES)), capacity: Type.Optional(Member.properties.capacity) }),
+      response: { 200: Member, ...ConsoleErrors },
+    },
   }),
   removeMember: route({
     method: 'DELETE',

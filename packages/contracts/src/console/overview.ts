@@ -9,10 +9,16 @@ export const OVERVIEW_DAYS_MAX = 90;
 export const Overview = object({
   days: Type.Integer({ description: 'length of the window, in UTC days ending today' }),
   /** One row per UTC day of the window, oldest first (days without chats included, with 0). */
-  conversationsPerDay: Type.Array(object({ date: Type.String({ description: 'YYYY-MM-DD (UTC)' }), conversations: Type.Integer() })),
+  conversationsPerDay: Type.Array(
+    object({
+      date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+      conversations: Type.Integer({ description: 'chats created that day (new chats; the reports count conversations)' }),
+    }),
+  ),
   agentReplies: object({
-    answered: Type.Integer({ description: 'agent replies with a direct answer (knowledge base, model or greeting)' }),
+    answered: Type.Integer({ description: 'agent replies with a direct answer (knowledge base or model; a greeting is no answer)' }),
     answeredAfterChoice: Type.Integer({ description: "agent replies that answered the customer's pick of clarifying choices" }),
+    clarified: Type.Integer({ description: 'clarifying menus the agent offered (knowledge-base engine): a question back, not an answer' }),
     fellBack: Type.Integer({ description: "agent replies that were the engine's fallback sentence" }),
     handedOff: Type.Integer({ description: 'chats the agent handed to the team (its handoff message)' }),
   }),
@@ -22,6 +28,7 @@ export const Overview = object({
       date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
       answered: Type.Integer(),
       answeredAfterChoice: Type.Integer(),
+      clarified: Type.Integer(),
       fellBack: Type.Integer(),
       handedOff: Type.Integer(),
     }),
@@ -38,7 +45,7 @@ export const overviewRoutes = {
     url: '/overview/',
     operationId: 'getOverview',
     role: 'agent',
-    summary: 'Conversations per day, answered / fell back / handed off per day, corrections, tasks done',
+    summary: 'New chats per day, the agent replies answered / after a choice / clarified / fell back / handed off per day, corrections, tasks done',
     tags: ['Overview'],
     schema: {
       querystring: object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: OVERVIEW_DAYS_MAX, default: 14 })) }),

@@ -19,6 +19,8 @@ export const REPLAY_VERDICTS = ['agrees', 'differs', 'clarified', 'handed_off', 
 export type ReplayVerdict = (typeof REPLAY_VERDICTS)[number];
 export const REPLAY_MARKS = ['right', 'wrong'] as const;
 export type ReplayMark = (typeof REPLAY_MARKS)[number];
+export const REPLAY_ANSWERED_BY = ['team', 'agent'] as const;
+export type ReplayAnsweredBy = (typeof REPLAY_ANSWERED_BY)[number];
 
 export const StartedReplay = object({
   id: Type.String(),
@@ -34,9 +36,15 @@ export const ReplaySummary = object({
   clarified: Type.Integer({ description: 'the agent would have asked the customer to choose' }),
   handedOff: Type.Integer(),
   fellBack: Type.Integer(),
-  markedRight: Type.Integer(),
-  markedWrong: Type.Integer(),
-  estimatedPrecision: nullable(Type.Number({ description: '`markedRight` ÷ (`markedRight` + `markedWrong`); null before any mark' })),
+  markedRight: Type.Integer({ description: 'answered items (`agrees` or `differs`) marked right' }),
+  markedWrong: Type.Integer({ description: 'answered items (`agrees` or `differs`) marked wrong' }),
+  estimatedPrecision: nullable(
+    Type.Number({ description: '`markedRight` ÷ (`markedRight` + `markedWrong`), answered items only; null before any mark on one' }),
+  ),
+  unansweredMarks: object(
+    { markedRight: Type.Integer(), markedWrong: Type.Integer() },
+    { description: 'marks on items the agent did not answer (`clarified`, `handed_off`, `fell_back`): counted apart, not in `estimatedPrecision`' },
+  ),
 });
 export type ReplaySummary = Static<typeof ReplaySummary>;
 
@@ -53,10 +61,16 @@ export type Replay = Static<typeof Replay>;
 export const ReplayItem = object({
   id: Type.String(),
   question: Type.String(),
-  teamAnswer: nullable(Type.String()),
+  teamAnswer: nullable(Type.String({ description: "the past answer the agent's reply is compared with (see `answeredBy`)" })),
+  answeredBy: stringEnum(REPLAY_ANSWERED_BY, {
+    description: "whose past reply `teamAnswer` is: `team` (a member's reply, or the file's answer) or `agent` (a history question the agent answered alone: the verdict is against the agent's own past reply)",
+  }),
   agentReply: nullable(Type.String({ description: "what the agent would have sent (its handoff message for a handoff); null until replayed" })),
   verdict: nullable(stringEnum(REPLAY_VERDICTS, { description: 'null until replayed' })),
   mark: nullable(stringEnum(REPLAY_MARKS)),
+  wouldCall: Type.Array(Type.String(), {
+    description: 'the actions the agent would have called but did not (a `write` never runs in a replay; a `read` only with `callReadActions`)',
+  }),
 });
 export type ReplayItem = Static<typeof ReplayItem>;
 
@@ -79,7 +93,8 @@ export const replayRoutes = {
     summary: "Replay past customer questions against the channel's agent as configured now, sending nothing",
     description:
       'JSON `{ channelId, source: "history", days? }` (days 1–365, default 30): the channel\'s customer questions of the last ' +
-      '`days` days, each with the first member reply after it (questions no member answered are left out). Or ' +
+      '`days` days, each with the first member reply after it and before the customer\'s next message (a question answered by the agent alone: its past reply, ' +
+      '`answeredBy: "agent"`; a question nobody answered is left out). Or ' +
       '`multipart/form-data` with the field `channelId` and one file in the field `file`: a CSV with the header ' +
       '`question,answer[,conversationId]` (RFC 4180) or a JSON array `[ { question, answer } ]`, at most 20,000 rows and 20 MB. ' +
       'Answered in the background; read the progress and the summary with `GET /replays/{id}`.',
@@ -96,6 +111,11 @@ export const replayRoutes = {
         channelId: Type.String({ minLength: 1, maxLength: 200 }),
         source: Type.Optional(Type.Literal('history')),
         days: Type.Optional(Type.Integer({ minimum: 1, maximum: REPLAY_DAYS_MAX, description: 'default 30' })),
+        callReadActions: Type.Optional(
+          Type.Union([Type.Boolean(), stringEnum(['true', 'false'] as const)], {
+            description: 'call the channel\'s `read` actions for real (default false: they are listed in `wouldCall`); a multipart form sends the text `true`',
+          }),
+        ),
       }),
       response: { 202: StartedReplay, ...ConsoleErrors, 413: ErrorBody },
     },

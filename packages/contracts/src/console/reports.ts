@@ -12,6 +12,13 @@ export type ConversationOutcome = (typeof CONVERSATION_OUTCOMES)[number];
 export const LEDGER_OUTCOMES = [...CONVERSATION_OUTCOMES, 'open'] as const;
 export const HANDOFF_REASONS_REPORTED = ['model', 'customer_request', 'fallbacks'] as const;
 /**
+ * What has happened so far in an open conversation: the agent answered; the team has it (handed off, or the customer
+ * wrote to a chat where the agent is paused); a reply (the team's, or the agent's question back) waits for the
+ * customer; nothing answered yet.
+ */
+export const OPEN_STATES = ['answered_by_agent', 'waiting_for_team', 'waiting_for_customer', 'new'] as const;
+export type OpenState = (typeof OPEN_STATES)[number];
+/**
  * The ledger's `only` filter: the conversations a summary figure counts that `outcome` cannot name (with `outcome` for
  * those of one outcome: `outcome=resolved_by_agent&only=confirmed`).
  */
@@ -27,12 +34,16 @@ export const LEDGER_FIGURES = [
   'team_response',
   'ended',
   'after_choice',
+  'with_action',
 ] as const;
 export type LedgerFigure = (typeof LEDGER_FIGURES)[number];
 
 export const RESOLUTION_QUIET_MINUTES_MIN = 1;
 export const RESOLUTION_QUIET_MINUTES_MAX = 10080;
 export const RESOLUTION_QUIET_MINUTES_DEFAULT = 1440;
+/** Retention (issue #45): conversations ended more than this many days ago are deleted; null keeps them. */
+export const RETENTION_DAYS_MIN = 7;
+export const RETENTION_DAYS_MAX = 3650;
 /** The longest window a report reads, in days (`from` and `to` included). */
 export const REPORT_RANGE_DAYS_MAX = 366;
 export const LEDGER_LIMIT_MAX = 200;
@@ -46,7 +57,7 @@ const CsatFigure = object({ count: Type.Integer(), average: nullable(Type.Number
 
 const OnlyParam = stringEnum(LEDGER_FIGURES, {
   description:
-    'the conversations of one figure: confirmed, durable, handed_off (ended after a handoff), model / customer_request / fallbacks (the handoff reason), rated, agent_response / team_response (with a first response), ended, after_choice (an answer after a pick)',
+    'the conversations of one figure: confirmed, durable, handed_off (ended after a handoff), model / customer_request / fallbacks (the handoff reason), rated, agent_response / team_response (with a first response), ended, after_choice (an answer after a pick), with_action (resolved by the agent with an action\'s answer)',
 });
 
 const ReportFilters = {
@@ -68,6 +79,7 @@ export const ReportSummary = object({
     open: Type.Integer(),
   }),
   answeredAfterChoice: Type.Integer({ description: "agent answers given after the customer's pick of clarifying choices" }),
+  resolvedWithAction: Type.Integer({ description: 'conversations resolved by the agent in which it answered with an action (a call to the shop)' }),
   agentResolutionRate: Fraction,
   handoffRate: Fraction,
   handoffReasons: object({ model: Type.Integer(), customer_request: Type.Integer(), fallbacks: Type.Integer() }),
@@ -112,6 +124,15 @@ export const LedgerConversation = object({
   assignee: nullable(object({ id: Type.String(), name: Type.String() })),
   csat: nullable(Type.Integer({ minimum: 1, maximum: 5 })),
   messages: Type.Integer(),
+  state: nullable(
+    stringEnum(OPEN_STATES, {
+      description:
+        'while open, what has happened so far: answered_by_agent, waiting_for_team (handed off, or the customer wrote while the agent is paused), waiting_for_customer (a member replied last, or the agent asked back), new (nothing answered yet); null once ended',
+    }),
+  ),
+  endsAt: nullable(
+    Type.String({ description: "while open, when the account's quiet time ends it if the customer writes no more (ISO 8601 UTC); null once ended" }),
+  ),
 });
 export type LedgerConversation = Static<typeof LedgerConversation>;
 
@@ -120,6 +141,17 @@ export const AccountSettings = object({
     minimum: RESOLUTION_QUIET_MINUTES_MIN,
     maximum: RESOLUTION_QUIET_MINUTES_MAX,
     description: 'a conversation ends after this many minutes without a customer message (default 1440)',
+  }),
+  retentionDays: nullable(
+    Type.Integer({
+      minimum: RETENTION_DAYS_MIN,
+      maximum: RETENTION_DAYS_MAX,
+      description:
+        "conversations ended more than this many days ago are deleted with their messages and files by a background sweep (the reports' counts stay); null (default): kept",
+    }),
+  ),
+  requireTwoFactor: Type.Boolean({
+    description: 'every member signs in with two-factor sign-in; one without it gets a session that can only set it up (default false; the owner changes it)',
   }),
 });
 export type AccountSettings = Static<typeof AccountSettings>;
@@ -161,7 +193,7 @@ export const reportRoutes = {
     role: 'agent',
     summary: 'The ledger as CSV (text/csv): a header row, then one row per conversation started in [from, to]',
     description:
-      'Columns as the ledger: id, chatId, channelId, customerName, startedAt, endedAt, outcome, confirmed, durable, handoffReason, firstAgentResponseSeconds, firstTeamResponseSeconds, assignee (name), csat, messages. RFC 4180 quoting; a cell starting with = + - @ is prefixed with an apostrophe.',
+      'Columns as the ledger: id, chatId, channelId, customerName, startedAt, endedAt, outcome, confirmed, durable, handoffReason, firstAgentResponseSeconds, firstTeamResponseSeconds, assignee (name), csat, messages, state, endsAt. RFC 4180 quoting; a cell starting with = + - @ is prefixed with an apostrophe.',
     tags: ['Reports'],
     schema: {
       querystring: object({ ...ReportFilters, outcome: Type.Optional(stringEnum(LEDGER_OUTCOMES)), only: Type.Optional(OnlyParam) }),
@@ -173,7 +205,7 @@ export const reportRoutes = {
     url: '/account/settings/',
     operationId: 'getAccountSettings',
     role: 'agent',
-    summary: "The account's settings: the quiet time that ends a conversation",
+    summary: "The account's settings: the quiet time that ends a conversation, and how long ended conversations are kept",
     tags: ['Reports'],
     schema: { response: { 200: AccountSettings, ...ConsoleErrors } },
   }),
@@ -183,9 +215,14 @@ export const reportRoutes = {
     operationId: 'updateAccountSettings',
     role: 'admin',
     summary: "Change the account's settings: only the fields named change",
+    description: '`requireTwoFactor` is the owner\'s to change (403 `Forbidden for your role` for an admin).',
     tags: ['Reports'],
     schema: {
-      body: object({ resolutionQuietMinutes: Type.Optional(AccountSettings.properties.resolutionQuietMinutes) }),
+      body: object({
+        resolutionQuietMinutes: Type.Optional(AccountSettings.properties.resolutionQuietMinutes),
+        retentionDays: Type.Optional(AccountSettings.properties.retentionDays),
+        requireTwoFactor: Type.Optional(AccountSettings.properties.requireTwoFactor),
+      }),
       response: { 200: AccountSettings, ...ConsoleErrors },
     },
   }),

@@ -4,11 +4,15 @@ import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { generateApiKey, hashPassword } from '../lib/secrets.ts';
-import type { AccountsStore } from './accounts-store.ts';
+import { recordAudit, type AuditContext } from '../audit/audit-record.ts';
+import type { Database } from '../db/client.ts';
+import { createAccountsStore, type AccountsStore } from './accounts-store.ts';
 import type { ApiKeyAuthenticator } from './api-key-auth.ts';
 
 export interface AccountsServiceDeps {
   store: AccountsStore;
+  /** A key's change and its audit event are written in one transaction. */
+  db: Database;
   clock: Clock;
   authenticator: Pick<ApiKeyAuthenticator, 'invalidate'>;
 }
@@ -17,7 +21,7 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function createAccountsService({ store, clock, authenticator }: AccountsServiceDeps) {
+export function createAccountsService({ store, db, clock, authenticator }: AccountsServiceDeps) {
   async function requireAccount(accountId: string): Promise<void> {
     if (!(await store.accountExists(accountId))) throw Errors.accountNotFound();
   }
@@ -33,12 +37,21 @@ export function createAccountsService({ store, clock, authenticator }: AccountsS
       return { id, email };
     },
 
-    async issueApiKey(accountId: string, scopes: readonly Scope[] = SCOPES) {
+    /** The key is in the answer only, never in the audit log (its prefix names it there). */
+    async issueApiKey(accountId: string, scopes: readonly Scope[] = SCOPES, audit: AuditContext) {
       await requireAccount(accountId);
       const { key, hash, prefix } = generateApiKey();
       const id = newId();
       const ordered = SCOPES.filter((scope) => scopes.includes(scope));
-      await store.insertApiKey({ id, accountId, keyHash: hash, prefix, scopes: ordered });
+      await db.transaction(async (tx) => {
+        await createAccountsStore(tx).insertApiKey({ id, accountId, keyHash: hash, prefix, scopes: ordered });
+        await recordAudit(tx, audit, {
+          accountId,
+          kind: 'api_key.created',
+          target: { type: 'api_key', id, name: prefix },
+          changes: { scopes: [null, ordered] },
+        });
+      });
       return { id, key, scopes: ordered };
     },
 
@@ -48,8 +61,20 @@ export function createAccountsService({ store, clock, authenticator }: AccountsS
       return { keys: keys.map((k) => ({ ...k, scopes: k.scopes as Scope[], createdAt: k.createdAt.toISOString() })) };
     },
 
-    async deactivateApiKey(keyId: string) {
-      if (!(await store.deactivateApiKey(keyId, clock.now()))) throw Errors.apiKeyNotFound();
+    async deactivateApiKey(keyId: string, audit: AuditContext) {
+      const found = await db.transaction(async (tx) => {
+        const key = await createAccountsStore(tx).deactivateApiKey(keyId, clock.now());
+        if (key?.wasActive) {
+          await recordAudit(tx, audit, {
+            accountId: key.accountId,
+            kind: 'api_key.revoked',
+            target: { type: 'api_key', id: keyId, name: key.prefix },
+            changes: { active: [true, false] },
+          });
+        }
+        return key;
+      });
+      if (!found) throw Errors.apiKeyNotFound();
       authenticator.invalidate();
       return { id: keyId, active: false as const };
     },

@@ -65,13 +65,15 @@ export function createAccountsStore(db: Executor) {
     },
 
     /** Deactivates a key (idempotent); false when no such key. */
-    async deactivateApiKey(keyId: string, now: Date): Promise<boolean> {
-      const rows = await db
+    /** The key deactivated (its account, prefix and whether it was active), or undefined when there is none. */
+    async deactivateApiKey(keyId: string, now: Date): Promise<{ accountId: string; prefix: string; wasActive: boolean } | undefined> {
+      const [before] = await db.select({ active: apiKeys.active }).from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
+      const [row] = await db
         .update(apiKeys)
         .set({ active: false, deactivatedAt: sql`coalesce(${apiKeys.deactivatedAt}, ${now.toISOString()}::timestamptz)` })
         .where(eq(apiKeys.id, keyId))
-        .returning({ id: apiKeys.id });
-      return rows.length > 0;
+        .returning({ accountId: apiKeys.accountId, prefix: apiKeys.prefix });
+      return row && { ...row, wasActive: before?.active ?? false };
     },
 
     async loginThrottle(email: string, ip: string) {

@@ -1,18 +1,11 @@
 // Authentication of public-API requests by API key (spec, Authentication → authentication errors).
 import { LruMap } from 'toad-cache';
 import { Errors } from '../errors.ts';
-import { sha256Hex } from '../lib/secrets.ts';
+import type { KeyAuthenticator } from '../http/public/api-key.ts';
 import type { AccountsStore, KeyPrincipalRow } from './accounts-store.ts';
 
-export interface Principal {
-  keyId: string;
-  accountId: string;
-  scopes: readonly string[];
-}
-
-export interface ApiKeyAuthenticator {
-  /** Resolves the caller of a request, or throws the spec's authentication error. */
-  authenticate(keyHash: string | undefined, scope: string | undefined): Promise<Principal>;
+/** The gateway's authenticator (http/public/api-key.ts), with its cache. */
+export interface ApiKeyAuthenticator extends KeyAuthenticator {
   /** Forgets cached keys; called after any change to keys or subscriptions. */
   invalidate(): void;
 }
@@ -24,21 +17,6 @@ export interface ApiKeyAuthOptions {
    * invalidate at once; other processes on the same PostgreSQL server see them after at most this long.
    */
   cacheTtlMs: number;
-}
-
-/** The hash under which a raw `Authorization` value is stored; undefined when the header is missing. */
-export function apiKeyHash(header: string | undefined): string | undefined {
-  return header ? sha256Hex(header) : undefined;
-}
-
-/**
- * The rate-limit bucket of a raw `Authorization` value: the hash of the key without a `Bearer` scheme (any case)
- * or spaces around it, so re-spelling a key never buys a fresh allowance. The lookup still takes the value as it is
- * (`Bearer <key>` stays `Key not found`); undefined when no key is left.
- */
-export function apiKeyBucket(header: string | undefined): string | undefined {
-  const key = header?.trim().replace(/^bearer\s+/i, '');
-  return key ? sha256Hex(key) : undefined;
 }
 
 export function createApiKeyAuthenticator({ store, cacheTtlMs }: ApiKeyAuthOptions): ApiKeyAuthenticator {

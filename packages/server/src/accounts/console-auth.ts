@@ -2,31 +2,30 @@
 // attempts per e-mail and address.
 import { createSigner, createVerifier } from 'fast-jwt';
 import { LruMap } from 'toad-cache';
+import { memberContext, type AuditRecorder } from '../audit/audit-record.ts';
 import { Errors } from '../errors.ts';
+import type { ConsoleAccount, SignInClient, StartedSession, TwoFactorChallenge } from '../http/console/console-account.ts';
 import type { Clock } from '../lib/clock.ts';
 import { hashPassword, sha256Hex, verifyPassword } from '../lib/secrets.ts';
 import { normalizeEmail } from './accounts-service.ts';
 import type { AccountsStore } from './accounts-store.ts';
-import type { MemberRole, MemberRow, MembersStore } from './members-store.ts';
+import type { MemberRow, MembersStore } from './members-store.ts';
+import type { SessionsStore } from './sessions-store.ts';
+import type { TwoFactorService } from './two-factor-service.ts';
 
-/** The member behind a console request (issue #25): checked against the database's session version on every call. */
-export interface ConsoleAccount {
-  accountId: string;
-  memberId: string;
-  email: string;
-  name: string;
-  role: MemberRole;
-}
-
-/** The cache notice of a change to a member (`member:<id>`, see core.announceCacheChange): their sessions may have ended. */
-export const MEMBER_NOTICE = 'member:';
-
-/** What a verified token says; it is honoured only while its member is active with the same session version. */
+/**
+ * What a verified token says; it is honoured only while its member is active with the same session version and its
+ * session (issue #45) is not ended.
+ */
 interface TokenClaims {
   accountId: string;
   memberId: string;
   version: number;
+  sessionId: string;
 }
+
+/** A session's lastSeenAt is written at most this often. */
+export const SESSION_TOUCH_MS = 60_000;
 
 export interface LoginThrottlePolicy {
   maxFailures: number;
@@ -53,7 +52,14 @@ export interface ConsoleAuthDeps {
    * once, and in other processes on the cache NOTIFY (`member:<id>`); this bounds a lost notice.
    */
   memberCacheTtlMs?: number;
+  sessions: Pick<SessionsStore, 'create' | 'liveIds' | 'touch' | 'carryOver'>;
+  /** Whether the account turned password sign-in off for members other than the owner (single sign-on, issue #45). */
+  passwordLoginOff?: (accountId: string) => Promise<boolean>;
+  /** The second step of a sign-in and the account's requirement (issue #45). */
+  twoFactor: Pick<TwoFactorService, 'requirementOf' | 'challenge' | 'pass' | 'recoveryCodeUsed'>;
   clock: Clock;
+  /** Sign-ins, failed sign-ins (of a known e-mail) and recovery codes used go to the audit log. */
+  audit: AuditRecorder;
   jwtSecret: string;
   throttle?: LoginThrottlePolicy;
   tokenTtlMs?: number;
@@ -65,7 +71,11 @@ export function createConsoleAuth({
   members,
   memberChanged,
   memberCacheTtlMs = 30_000,
+  sessions,
+  twoFactor,
+  passwordLoginOff = async () => false,
   clock,
+  audit,
   jwtSecret,
   throttle = DEFAULT_LOGIN_THROTTLE,
   tokenTtlMs = TOKEN_TTL_MS,
@@ -89,56 +99,180 @@ export function createConsoleAuth({
     const valid = await verifyPassword(input.password, member?.passwordHash ?? (await dummyHash));
     if (!member?.passwordHash || !valid) {
       await store.recordLoginFailure(email, ip, now, throttle.windowMs, throttle.maxFailures, throttle.lockMs);
+      // The event is the failed attempt: its actor is whoever typed the e-mail (not the member), its target the
+      // member of that e-mail. An e-mail no account knows has no account's log to go to.
+      if (member) {
+        await audit(
+          { actor: { kind: 'member', id: null, name: email }, address: ip },
+          { accountId: member.accountId, kind: 'auth.login_failed', target: { type: 'member', id: member.id, name: member.name } },
+        );
+      }
       throw Errors.invalidCredentials();
     }
     if (throttled) await store.clearLoginFailures(email, ip);
+    // Said only to whoever knows the password: it tells no stranger which e-mails belong to such an account.
+    if (member.role !== 'owner' && (await passwordLoginOff(member.accountId))) throw Errors.passwordLoginOff();
     return member;
   }
 
-  const claimsOf = (member: MemberRow) => ({ sub: member.id, acc: member.accountId, ver: member.sessionVersion });
+  const claimsOf = (member: MemberRow, sessionId: string) => ({ sub: member.id, acc: member.accountId, ver: member.sessionVersion, sid: sessionId });
+
+  /**
+   * A new session of the member, lasting as long as the credential made for it; `setupOnly`: it can only set
+   * two-factor sign-in up (the account requires it and the member has not turned it on).
+   */
+  async function newSession(member: MemberRow, client: SignInClient, ttlMs: number, setupOnly = false): Promise<string> {
+    const now = clock.now();
+    const sessionId = await sessions.create(
+      { accountId: member.accountId, memberId: member.id, sessionVersion: member.sessionVersion },
+      { userAgent: client.userAgent.slice(0, 500), address: client.ip, expiresAt: new Date(now.getTime() + ttlMs), twoFactorSetupOnly: setupOnly },
+      now,
+    );
+    // This process may hold the member with the sessions it had before.
+    cache.delete(member.id);
+    return sessionId;
+  }
 
   /** The claims of a token whose signature and lifetime verify (no database read), or undefined. */
   function claimsOfToken(token: string): TokenClaims | undefined {
     try {
-      const claims = verify(token) as { sub?: unknown; acc?: unknown; ver?: unknown };
-      if (typeof claims.sub !== 'string' || typeof claims.acc !== 'string' || typeof claims.ver !== 'number') return undefined;
-      return { memberId: claims.sub, accountId: claims.acc, version: claims.ver };
+      const claims = verify(token) as { sub?: unknown; acc?: unknown; ver?: unknown; sid?: unknown };
+      if (typeof claims.sub !== 'string' || typeof claims.acc !== 'string' || typeof claims.ver !== 'number' || typeof claims.sid !== 'string') {
+        return undefined;
+      }
+      return { memberId: claims.sub, accountId: claims.acc, version: claims.ver, sessionId: claims.sid };
     } catch {
       return undefined;
     }
   }
 
-  const cache = new LruMap<MemberRow>(10_000, memberCacheTtlMs);
-  async function memberOf(memberId: string): Promise<MemberRow | undefined> {
-    const cached = cache.get(memberId);
-    if (cached) return cached;
+  /** A member as read, with their live sessions (id → whether it can only set two-factor sign-in up). */
+  interface KnownMember {
+    row: MemberRow;
+    sessions: ReadonlyMap<string, boolean>;
+  }
+  const cache = new LruMap<KnownMember>(10_000, memberCacheTtlMs);
+  async function readMember(memberId: string): Promise<KnownMember | undefined> {
     const row = await members.findById(memberId);
-    if (row) cache.set(memberId, row);
-    return row;
+    if (!row) return undefined;
+    const live = await sessions.liveIds(memberId, row.sessionVersion, clock.now());
+    const known = { row, sessions: new Map(live.map((session) => [session.id, session.twoFactorSetupOnly])) };
+    cache.set(memberId, known);
+    return known;
+  }
+  /**
+   * The member of a token with the session the token names: a session unknown to a cached read is looked up again
+   * (it may have begun on another process since); ended sessions are forgotten on the member's cache notice.
+   */
+  async function memberOf(claims: TokenClaims): Promise<{ row: MemberRow; setupOnly: boolean } | undefined> {
+    const cached = cache.get(claims.memberId);
+    const cachedSession = cached?.sessions.get(claims.sessionId);
+    if (cached && cachedSession !== undefined) return { row: cached.row, setupOnly: cachedSession };
+    const known = await readMember(claims.memberId);
+    const session = known?.sessions.get(claims.sessionId);
+    return known && session !== undefined ? { row: known.row, setupOnly: session } : undefined;
   }
 
-  /** The member of a token, while the token is theirs: active, same account, same session version; else 401. */
+  // When this process last wrote each session's lastSeenAt (the clock's time): at most one write a minute per session.
+  const touched = new LruMap<number>(10_000);
+  function touch(sessionId: string): void {
+    const now = clock.now();
+    const last = touched.get(sessionId);
+    if (last !== undefined && now.getTime() - last < SESSION_TOUCH_MS) return;
+    touched.set(sessionId, now.getTime());
+    // Not awaited: a lost lastSeenAt is the cost of a failed write, never a failed request.
+    sessions.touch(sessionId, now).catch(() => touched.delete(sessionId));
+  }
+
+  /** The member of a token, while the token is theirs: active, same account, same session version, live session; else 401. */
   async function verifyToken(token: string): Promise<ConsoleAccount> {
     const claims = claimsOfToken(token);
-    const member = claims ? await memberOf(claims.memberId) : undefined;
-    if (!claims || !member || member.status !== 'active' || member.accountId !== claims.accountId || member.sessionVersion !== claims.version) {
+    const known = claims ? await memberOf(claims) : undefined;
+    const member = known?.row;
+    if (!claims || !known || !member || member.status !== 'active' || member.accountId !== claims.accountId || member.sessionVersion !== claims.version) {
       throw Errors.consoleUnauthorized();
     }
-    return { accountId: member.accountId, memberId: member.id, email: member.email, name: member.name, role: member.role };
+    touch(claims.sessionId);
+    return {
+      accountId: member.accountId,
+      memberId: member.id,
+      email: member.email,
+      name: member.name,
+      role: member.role,
+      sessionId: claims.sessionId,
+      twoFactorSetupOnly: known.setupOnly,
+    };
   }
 
-  const bucketOf = (claims: TokenClaims | undefined) => (claims ? { accountId: claims.accountId } : undefined);
+  const signInOf = (claims: TokenClaims | undefined) => (claims ? { accountId: claims.accountId, memberId: claims.memberId } : undefined);
+
+  /**
+   * After the password: a challenge when the member signs in with a second factor, else a new session (one that can
+   * only set it up when the account requires it).
+   */
+  /** The audit events of a sign-in: `auth.login` (and `auth.recovery_code_used` when a recovery code passed it). */
+  async function signedIn(member: MemberRow, client: SignInClient, sessionId: string, recovery: boolean): Promise<void> {
+    const context = memberContext(member, client.ip);
+    const target = { type: 'session', id: sessionId, name: member.email };
+    if (recovery) await audit(context, { accountId: member.accountId, kind: 'auth.recovery_code_used', target });
+    await audit(context, { accountId: member.accountId, kind: 'auth.login', target });
+  }
+
+  async function firstStep(
+    member: MemberRow,
+    client: SignInClient,
+    kind: 'token' | 'session',
+  ): Promise<{ challenge: string } | { sessionId: string; setupOnly: boolean }> {
+    const { enabled, required } = await twoFactor.requirementOf(member.id);
+    if (enabled) return { challenge: await twoFactor.challenge(member.id, kind) };
+    const setupOnly = required;
+    const sessionId = await newSession(member, client, kind === 'token' ? tokenTtlMs : sessionTtlMs, setupOnly);
+    await signedIn(member, client, sessionId, false);
+    return { sessionId, setupOnly };
+  }
+
+  /** The second step: a new session of the challenge's member (a recovery code ends their other sessions). */
+  async function secondStep(
+    input: { challenge: string; code?: string; recoveryCode?: string },
+    client: SignInClient,
+    kind: 'token' | 'session',
+  ): Promise<{ member: MemberRow; sessionId: string }> {
+    const passed = await twoFactor.pass(input, kind);
+    const member = await members.findById(passed.memberId);
+    if (!member || member.status !== 'active') throw Errors.twoFactorChallengeInvalid();
+    const sessionId = await newSession(member, client, kind === 'token' ? tokenTtlMs : sessionTtlMs);
+    await signedIn(member, client, sessionId, passed.recovery);
+    if (passed.recovery) await twoFactor.recoveryCodeUsed(member, sessionId);
+    return { member, sessionId };
+  }
+
+  const sessionMember = (member: MemberRow, setupOnly: boolean) => ({
+    email: member.email,
+    memberId: member.id,
+    name: member.name,
+    role: member.role,
+    ...(setupOnly ? { twoFactorSetupRequired: true as const } : {}),
+  });
 
   return {
-    async login(input: { email: string; password: string }, ip: string): Promise<{ token: string }> {
-      return { token: sign(claimsOf(await checkCredentials(input, ip))) };
+    async login(input: { email: string; password: string }, client: SignInClient): Promise<{ token: string } | TwoFactorChallenge> {
+      const member = await checkCredentials(input, client.ip);
+      const step = await firstStep(member, client, 'token');
+      if ('challenge' in step) return { twoFactorRequired: true, challenge: step.challenge };
+      return { token: sign(claimsOf(member, step.sessionId)) };
+    },
+
+    /** The login's second step (issue #45): the challenge and a code give the token. */
+    async loginTwoFactor(input: { challenge: string; code?: string; recoveryCode?: string }, client: SignInClient): Promise<{ token: string }> {
+      const { member, sessionId } = await secondStep(input, client, 'token');
+      return { token: sign(claimsOf(member, sessionId)) };
     },
 
     /**
      * Accepts an invitation: the member gets a name and a password, becomes active and is signed in. A used, unknown
      * (or withdrawn) and expired link are each a 400 saying which.
      */
-    async acceptInvitation(input: { token: string; name: string; password: string }): Promise<{ token: string; email: string }> {
+    async acceptInvitation(input: { token: string; name: string; password: string }, client: SignInClient): Promise<{ token: string; email: string }> {
       const invited = await members.findByInviteHash(sha256Hex(input.token));
       const now = clock.now();
       if (!invited) throw Errors.invitationUnknown();
@@ -148,8 +282,14 @@ export function createConsoleAuth({
       const member = await members.acceptInvitation(invited.id, { name: input.name.trim() || invited.email, passwordHash }, now);
       // Accepted (or withdrawn) by a concurrent call meanwhile.
       if (!member) throw Errors.invitationUsed();
+      await audit(memberContext(member, client.ip), {
+        accountId: member.accountId,
+        kind: 'invitation.accepted',
+        target: { type: 'member', id: member.id, name: member.name },
+        changes: { status: ['invited', 'active'] },
+      });
       memberChanged(member.id);
-      return { token: sign(claimsOf(member)), email: member.email };
+      return { token: sign(claimsOf(member, await newSession(member, client, tokenTtlMs))), email: member.email };
     },
 
     /** A member's new password (the current one checked): every token and session of theirs ends. */
@@ -160,9 +300,23 @@ export function createConsoleAuth({
       memberChanged(member.memberId);
     },
 
-    /** A new bearer token and session token of a member (after a change of password that keeps its caller signed in). */
-    tokensFor(member: MemberRow): { token: string; session: string; maxAgeSeconds: number } {
-      return { token: sign(claimsOf(member)), session: signSession(claimsOf(member)), maxAgeSeconds: Math.floor(sessionTtlMs / 1000) };
+    /**
+     * The caller's session after a change of password that keeps it signed in: it follows the member's new session
+     * version and lasts as long as the new credential; its new bearer token and session token.
+     */
+    async renew(member: MemberRow, sessionId: string): Promise<{ token: string; session: string; maxAgeSeconds: number }> {
+      await sessions.carryOver(sessionId, member.sessionVersion, new Date(clock.now().getTime() + Math.max(tokenTtlMs, sessionTtlMs)));
+      cache.delete(member.id);
+      return {
+        token: sign(claimsOf(member, sessionId)),
+        session: signSession(claimsOf(member, sessionId)),
+        maxAgeSeconds: Math.floor(sessionTtlMs / 1000),
+      };
+    },
+
+    /** A new session of a member who just proved who they are (a password reset): its bearer token. */
+    async signIn(member: MemberRow, client: SignInClient): Promise<string> {
+      return sign(claimsOf(member, await newSession(member, client, tokenTtlMs)));
     },
 
     /**
@@ -188,16 +342,26 @@ export function createConsoleAuth({
     },
 
     /** Web-account login: a longer-lived token that only ever travels in an HttpOnly cookie. */
-    async startSession(
-      input: { email: string; password: string },
-      ip: string,
-    ): Promise<{ token: string; member: { email: string; memberId: string; name: string; role: MemberRole }; maxAgeSeconds: number }> {
-      const member = await checkCredentials(input, ip);
-      return {
-        token: signSession(claimsOf(member)),
-        member: { email: member.email, memberId: member.id, name: member.name, role: member.role },
-        maxAgeSeconds: Math.floor(sessionTtlMs / 1000),
-      };
+    async startSession(input: { email: string; password: string }, client: SignInClient): Promise<StartedSession | TwoFactorChallenge> {
+      const member = await checkCredentials(input, client.ip);
+      const step = await firstStep(member, client, 'session');
+      if ('challenge' in step) return { twoFactorRequired: true, challenge: step.challenge };
+      return { token: signSession(claimsOf(member, step.sessionId)), member: sessionMember(member, step.setupOnly), maxAgeSeconds: Math.floor(sessionTtlMs / 1000) };
+    },
+
+    /** The web-account login's second step: the session cookie's token. */
+    async startSessionTwoFactor(input: { challenge: string; code?: string; recoveryCode?: string }, client: SignInClient): Promise<StartedSession> {
+      const { member, sessionId } = await secondStep(input, client, 'session');
+      return { token: signSession(claimsOf(member, sessionId)), member: sessionMember(member, false), maxAgeSeconds: Math.floor(sessionTtlMs / 1000) };
+    },
+
+    /**
+     * A web-account session of a member the account's provider signed in (single sign-on, issue #45): the same
+     * session as a password sign-in; the provider's sign-in stands for the second factor (docs/decisions.md).
+     */
+    async startSsoSession(member: MemberRow, client: SignInClient): Promise<StartedSession> {
+      const sessionId = await newSession(member, client, sessionTtlMs);
+      return { token: signSession(claimsOf(member, sessionId)), member: sessionMember(member, false), maxAgeSeconds: Math.floor(sessionTtlMs / 1000) };
     },
 
     /** The member behind a bearer token, or 401. */
@@ -213,16 +377,16 @@ export function createConsoleAuth({
     },
 
     /**
-     * The account of an Authorization header's token whose signature verifies, undefined otherwise (the rate limit's
-     * bucket: no error and no database read, so a token ended a moment ago still counts against its account).
+     * The member (and account) of an Authorization header's token whose signature verifies, undefined otherwise (the
+     * rate limit's bucket: no error and no database read, so a token ended a moment ago still counts against its member).
      */
-    accountOf(authorization: string | undefined): { accountId: string } | undefined {
+    signInOf(authorization: string | undefined): { accountId: string; memberId: string } | undefined {
       const match = /^Bearer (\S+)$/i.exec(authorization ?? '');
-      return match?.[1] === undefined ? undefined : bucketOf(claimsOfToken(match[1]));
+      return match?.[1] === undefined ? undefined : signInOf(claimsOfToken(match[1]));
     },
 
-    /** The account of a session cookie's token, likewise. */
-    sessionAccountOf: (token: string) => bucketOf(claimsOfToken(token)),
+    /** The member of a session cookie's token, likewise. */
+    sessionSignInOf: (token: string) => signInOf(claimsOfToken(token)),
   };
 }
 

@@ -16,9 +16,12 @@ export interface MemberRow {
   role: MemberRole;
   status: MemberStatus;
   sessionVersion: number;
+  /** Open assigned chats auto-assignment gives them (issue #44); null: the account's. */
+  capacity?: number | null;
 }
 
 export type EmailAlerts = 'off' | 'handoffs' | 'mine';
+export type Availability = 'available' | 'away';
 
 /** A member's own settings: `notifyEmail` null follows the role's default. */
 export interface ProfileRow {
@@ -29,6 +32,12 @@ export interface ProfileRow {
   language: string;
   notifyEmail: EmailAlerts | null;
   notifyBrowser: boolean;
+  /** Two-factor sign-in is on. */
+  twoFactor: boolean;
+  /** Auto-assignment gives `available` members chats (issue #44). */
+  availability: Availability;
+  /** They become `away` when their last web-account tab closes. */
+  awayWhenOffline: boolean;
 }
 
 const profileColumns = {
@@ -39,9 +48,12 @@ const profileColumns = {
   language: members.language,
   notifyEmail: sql<EmailAlerts | null>`${members.notifyEmail}`,
   notifyBrowser: members.notifyBrowser,
+  twoFactor: sql<boolean>`${members.twoFactorSecret} is not null`,
+  availability: sql<Availability>`${members.availability}`,
+  awayWhenOffline: members.awayWhenOffline,
 };
 
-const memberColumns = {
+export const memberColumns = {
   id: members.id,
   accountId: members.accountId,
   email: members.email,
@@ -49,6 +61,7 @@ const memberColumns = {
   role: sql<MemberRole>`${members.role}`,
   status: sql<MemberStatus>`${members.status}`,
   sessionVersion: members.sessionVersion,
+  capacity: members.capacity,
 };
 
 export function createMembersStore(db: Executor) {
@@ -93,6 +106,7 @@ export function createMembersStore(db: Executor) {
       name: string;
       role: MemberRole;
       inviteTokenHash: string;
+      inviteTokenSealed: string;
       inviteExpiresAt: Date;
     }): Promise<MemberRow | undefined> {
       try {
@@ -107,6 +121,7 @@ export function createMembersStore(db: Executor) {
           name: row.name,
           role: row.role,
           inviteTokenHash: row.inviteTokenHash,
+          inviteTokenSealed: row.inviteTokenSealed,
           inviteExpiresAt: row.inviteExpiresAt,
           updatedAt: sql`now()`,
         })
@@ -123,11 +138,29 @@ export function createMembersStore(db: Executor) {
       return row;
     },
 
-    /** Makes an invited member active, unless it was accepted, withdrawn or expired meanwhile (then undefined). */
+    /** A pending invitation of the account with its sealed token (null: made before links were kept). */
+    async findInvitation(accountId: string, id: string) {
+      const [row] = await db
+        .select({
+          id: members.id,
+          email: members.email,
+          role: sql<MemberRole>`${members.role}`,
+          inviteTokenSealed: members.inviteTokenSealed,
+          inviteExpiresAt: members.inviteExpiresAt,
+        })
+        .from(members)
+        .where(and(eq(members.accountId, accountId), eq(members.id, id), eq(members.status, 'invited')));
+      return row;
+    },
+
+    /**
+     * Makes an invited member active, unless it was accepted, withdrawn or expired meanwhile (then undefined); the
+     * sealed link goes (the hash stays, so the link then says "used").
+     */
     async acceptInvitation(id: string, input: { name: string; passwordHash: string }, now: Date): Promise<MemberRow | undefined> {
       const [row] = await db
         .update(members)
-        .set({ name: input.name, passwordHash: input.passwordHash, status: 'active', updatedAt: now })
+        .set({ name: input.name, passwordHash: input.passwordHash, status: 'active', inviteTokenSealed: null, updatedAt: now })
         .where(and(eq(members.id, id), eq(members.status, 'invited'), sql`${members.inviteExpiresAt} > ${now.toISOString()}::timestamptz`))
         .returning(memberColumns);
       return row;
@@ -139,6 +172,16 @@ export function createMembersStore(db: Executor) {
         .update(members)
         .set({ role, sessionVersion: sql`${members.sessionVersion} + 1`, updatedAt: now })
         .where(and(eq(members.accountId, accountId), eq(members.id, id), ne(members.role, 'owner')))
+        .returning(memberColumns);
+      return row;
+    },
+
+    /** A member's own capacity for auto-assignment (null: the account's); nothing of their access changes. */
+    async setCapacity(accountId: string, id: string, capacity: number | null, now: Date): Promise<MemberRow | undefined> {
+      const [row] = await db
+        .update(members)
+        .set({ capacity, updatedAt: now })
+        .where(and(eq(members.accountId, accountId), eq(members.id, id)))
         .returning(memberColumns);
       return row;
     },
@@ -161,7 +204,14 @@ export function createMembersStore(db: Executor) {
     /** Changes the fields given of a member's own settings; a new name also shows on the sessions (memberChanged). */
     async updateProfile(
       id: string,
-      change: { name?: string; language?: string; notifyEmail?: EmailAlerts; notifyBrowser?: boolean },
+      change: {
+        name?: string;
+        language?: string;
+        notifyEmail?: EmailAlerts;
+        notifyBrowser?: boolean;
+        availability?: Availability;
+        awayWhenOffline?: boolean;
+      },
       now: Date,
     ): Promise<ProfileRow | undefined> {
       const [row] = await db

@@ -2,13 +2,14 @@
 // change that keeps its caller signed in, and forgotten passwords by a one-time link e-mailed through SMTP_URL.
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EmailAlerts, Profile, UpdateProfileBody } from '@parley/contracts';
+import type { EmailAlerts, Profile, ServerInfo, UpdateProfileBody } from '@parley/contracts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { hashPassword, sha256Hex, verifyPassword } from '../lib/secrets.ts';
 import { normalizeEmail } from './accounts-service.ts';
-import type { ConsoleAccount, ConsoleAuth } from './console-auth.ts';
-import type { InvitationMailer } from './invitation-mailer.ts';
+import type { ConsoleAccount, SignInClient } from '../http/console/console-account.ts';
+import type { ConsoleAuth } from './console-auth.ts';
+import type { InvitationMailer } from '../kernel/mailer.ts';
 import type { MemberRole, MembersStore, ProfileRow } from './members-store.ts';
 
 /** A forgotten-password link works once, for an hour. */
@@ -27,28 +28,47 @@ function toProfile(row: ProfileRow): Profile {
     role: row.role,
     language: row.language,
     notifications: { email: row.notifyEmail ?? defaultEmailAlerts(row.role), browser: row.notifyBrowser },
+    twoFactor: row.twoFactor,
+    availability: row.availability,
+    awayWhenOffline: row.awayWhenOffline,
   };
 }
 
 export interface ProfileServiceDeps {
   store: Pick<MembersStore, 'profileOf' | 'updateProfile' | 'passwordHashOf' | 'replacePassword' | 'setResetToken' | 'resetPassword'>;
-  auth: Pick<ConsoleAuth, 'tokensFor'>;
+  auth: Pick<ConsoleAuth, 'renew' | 'signIn'>;
   clock: Clock;
-  mailer: Pick<InvitationMailer, 'sendText'>;
+  mailer: Pick<InvitationMailer, 'sendText' | 'configured'>;
   /** PUBLIC_URL: reset links are `{publicUrl}/reset-password/<token>`. */
   publicUrl: string;
+  /** The member's sessions ended (password): every process forgets them, their live streams end. */
   memberChanged: (memberId: string) => void;
+  /** The member's name changed: every process forgets the name it holds; nothing of their access changed. */
+  memberRenamed: (memberId: string) => void;
   logger: FastifyBaseLogger;
 }
 
-export function createProfileService({ store, auth, clock, mailer, publicUrl, memberChanged, logger }: ProfileServiceDeps) {
+export function createProfileService({ store, auth, clock, mailer, publicUrl, memberChanged, memberRenamed, logger }: ProfileServiceDeps) {
   async function profileOf(memberId: string): Promise<ProfileRow> {
     const row = await store.profileOf(memberId);
     if (!row) throw Errors.consoleUnauthorized();
     return row;
   }
 
+  /** A new one-time link for an active member of that e-mail (the previous one stops working); undefined: none such. */
+  async function newResetLink(email: string) {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(clock.now().getTime() + RESET_TTL_MS);
+    const member = await store.setResetToken(normalizeEmail(email), sha256Hex(token), expiresAt);
+    return member ? { member, link: `${publicUrl}/reset-password/${token}`, expiresAt } : undefined;
+  }
+
   return {
+    /** Whether this server sends e-mail: the sign-in page and Profile say what happens without it. */
+    serverInfo(): ServerInfo {
+      return { emailConfigured: mailer.configured };
+    },
+
     async get(member: ConsoleAccount): Promise<Profile> {
       return toProfile(await profileOf(member.memberId));
     },
@@ -63,12 +83,15 @@ export function createProfileService({ store, auth, clock, mailer, publicUrl, me
           ...(body.language !== undefined ? { language: body.language } : {}),
           ...(body.notifications?.email !== undefined ? { notifyEmail: body.notifications.email } : {}),
           ...(body.notifications?.browser !== undefined ? { notifyBrowser: body.notifications.browser } : {}),
+          // Becoming available queues an assignment run (the members trigger of migration 0040).
+          ...(body.availability !== undefined ? { availability: body.availability } : {}),
+          ...(body.awayWhenOffline !== undefined ? { awayWhenOffline: body.awayWhenOffline } : {}),
         },
         clock.now(),
       );
       if (!row) throw Errors.consoleUnauthorized();
       // The name is part of what every process caches of a signed-in member (a team reply's senderName).
-      if (name) memberChanged(member.memberId);
+      if (name) memberRenamed(member.memberId);
       return toProfile(row);
     },
 
@@ -81,20 +104,23 @@ export function createProfileService({ store, auth, clock, mailer, publicUrl, me
       if (!current || !(await verifyPassword(input.currentPassword, current))) throw Errors.wrongPassword();
       const updated = await store.replacePassword(member.memberId, await hashPassword(input.newPassword), clock.now());
       if (!updated) throw Errors.consoleUnauthorized();
+      // The caller's session follows the new version before the other processes hear of the change: the notice
+      // closes the member's live streams, and the caller's would otherwise reconnect to a session not yet carried over.
+      const renewed = await auth.renew(updated, member.sessionId);
       memberChanged(member.memberId);
-      return auth.tokensFor(updated);
+      return renewed;
     },
 
     /**
      * E-mails a one-time link to an active member of that e-mail; says nothing either way (always 202), and the
      * e-mail goes out after the answer, so neither the answer nor its time tells whether the e-mail is a member.
+     * Without SMTP nothing is made: a link no one receives would only replace one the operator handed out.
      */
     async forgotPassword(input: { email: string }): Promise<void> {
-      const token = randomBytes(32).toString('base64url');
-      const expiresAt = new Date(clock.now().getTime() + RESET_TTL_MS);
-      const member = await store.setResetToken(normalizeEmail(input.email), sha256Hex(token), expiresAt);
-      if (!member) return;
-      const link = `${publicUrl}/reset-password/${token}`;
+      if (!mailer.configured) return;
+      const made = await newResetLink(input.email);
+      if (!made) return;
+      const { member, link } = made;
       void mailer
         .sendText(
           {
@@ -110,13 +136,20 @@ export function createProfileService({ store, auth, clock, mailer, publicUrl, me
         .catch((error: unknown) => logger.warn({ err: error }, 'sending a password reset e-mail failed'));
     },
 
+    /** The operator's link for a member (`reset-password --email`): 404 when no active member has the e-mail. */
+    async operatorResetLink(email: string): Promise<{ memberId: string; email: string; resetUrl: string; expiresAt: string }> {
+      const made = await newResetLink(email);
+      if (!made) throw Errors.memberNotFound();
+      return { memberId: made.member.id, email: made.member.email, resetUrl: made.link, expiresAt: made.expiresAt.toISOString() };
+    },
+
     /** Sets the password with a link's token (once, within the hour): every session ends, the member is signed in. */
-    async resetPassword(input: { token: string; password: string }): Promise<{ token: string }> {
+    async resetPassword(input: { token: string; password: string }, client: SignInClient): Promise<{ token: string }> {
       const passwordHash = await hashPassword(input.password);
       const member = await store.resetPassword(sha256Hex(input.token), passwordHash, clock.now());
       if (!member) throw Errors.resetLinkInvalid();
       memberChanged(member.id);
-      return { token: auth.tokensFor(member).token };
+      return { token: await auth.signIn(member, client) };
     },
   };
 }

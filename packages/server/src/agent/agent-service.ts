@@ -8,23 +8,24 @@
 import type { ChatRow } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import type { ChannelRow } from '../channels/channels-store.ts';
-import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
+import { NO_CUSTOMER_DELIVERY } from '../messages/customer-delivery.ts';
 import type { Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
+import { NO_METRICS, type AppMetrics } from '../kernel/metrics.ts';
+import type { AgentPlan } from '../messages/message-ingest.ts';
 import type { MessageRow } from '../messages/messages-store.ts';
 import { createAgentWrites, handoffMessageOf, type AgentWritesDeps } from './agent-writes.ts';
 import { asksForPerson } from './handoff/person-request.ts';
-import { AgentEngineError, type AgentAnswer, type AgentChannel, type AgentTurn, type AgentEngine, type AgentMessage } from './engine.ts';
-import { autoReplyDue, isOpen } from './working-hours.ts';
+import { AgentEngineError, type AgentAnswer, type AgentChannel, type AgentTurn, type AgentEngine, type AgentMessage, type TurnActions } from './engine.ts';
+import type { AgentActions } from '../actions/agent-actions.ts';
+import { chatTurnActions, replayTurnActions } from './turn-actions.ts';
+import { autoReplyDue, isOpen } from '../channels/working-hours.ts';
 import type { AgentFailure } from '@parley/contracts';
 
 /** Messages before the waiting ones that the engine gets as context. */
 const HISTORY = 20;
-
-export type AgentPlan = 'answer' | 'autoReply' | 'silent';
 
 export interface AgentServiceDeps extends AgentWritesDeps {
   queue: Pick<JobQueue, 'enqueue' | 'wake'>;
@@ -34,6 +35,8 @@ export interface AgentServiceDeps extends AgentWritesDeps {
   metrics?: Pick<AppMetrics, 'agentReply'>;
   /** Told when the reply job starts and stops preparing a reply (the chat widget's typing indicator). */
   replying?: (chat: ChatRow, replying: boolean) => void;
+  /** The channels' actions (docs/architecture.md, Agent actions); absent: no engine is offered any. */
+  actions?: AgentActions;
 }
 
 /** The channel's agent may answer at all: switched on, and agent responses not disabled. */
@@ -55,8 +58,11 @@ function agentChannel(channel: ChannelRow): AgentChannel {
 
 function toAgentMessage(row: MessageRow): AgentMessage {
   const message: AgentMessage = { role: row.role === 'user' ? 'user' : 'assistant', text: row.text, attachments: row.attachments };
-  if (row.origin === 'agent') message.agentReply = row.handoff ? 'handoff' : row.fallback ? 'fallback' : row.choices ? 'clarified' : 'answered';
+  if (row.origin === 'agent') {
+    message.agentReply = row.handoff ? 'handoff' : row.fallback ? 'fallback' : row.choices ? 'clarified' : row.actionPending ? 'asked' : 'answered';
+  }
   if (row.choices) message.choices = row.choices;
+  if (row.actionPending) message.actionPending = row.actionPending;
   return message;
 }
 
@@ -87,10 +93,20 @@ export function createAgentService(deps: AgentServiceDeps) {
 
   /** Writes the engine's answer: in one statement when it is a plain reply, else step by step. Whether it was sent. */
   async function write(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
-    if (answer.taskComplete === null && answer.text !== null && !answer.handoff && !answer.choices && !answer.picked) {
+    const plain = !answer.handoff && !answer.choices && !answer.picked && !answer.actionPending && !answer.afterAction;
+    if (answer.taskComplete === null && answer.text !== null && plain) {
       return writeReply(channel, chat, waiting, answer.text, { fallback: answer.fallback ?? false, greeting: answer.greeting ?? false });
     }
     return writeReplyStepByStep(channel, chat, waiting, answer);
+  }
+
+  /** The actions the channel's agent may use in the chat, with its verified identity; none when it lists none. */
+  async function chatActions(channel: ChannelRow, chat: ChatRow): Promise<TurnActions | undefined> {
+    if (!deps.actions || channel.actionIds.length === 0) return undefined;
+    const list = await deps.actions.forChannel(channel.accountId, channel.actionIds);
+    if (list.length === 0) return undefined;
+    const identity = await deps.actions.identityOf(chat);
+    return chatTurnActions(deps.actions, channel.accountId, chat.id, list, identity);
   }
 
   /**
@@ -150,6 +166,7 @@ export function createAgentService(deps: AgentServiceDeps) {
             history: history.map(toAgentMessage),
             pending: waiting.map(toAgentMessage),
             firstMessage: history.length === 0,
+            actions: await chatActions(channel, chat),
           });
         } catch (error) {
           if (!(error instanceof AgentEngineError)) throw error;
@@ -170,22 +187,36 @@ export function createAgentService(deps: AgentServiceDeps) {
     },
 
     /** Console: how the channel's agent answers a text, with no chat stored and no event (hours and switches aside). */
-    async test(accountId: string, channelId: string, text: string) {
+    /**
+     * The console's `Try the agent`: the channel's agent answers `text`, storing and sending nothing. With
+     * `clarifiedQuestion`, `text` answers that question's clarification: the question is asked again (no state is kept
+     * between calls) and, when it is clarified, `text` is the customer's next message after it (a pick, `0`, or a new
+     * question); when it is not clarified any more, `text` is asked alone.
+     */
+    async test(accountId: string, channelId: string, text: string, clarifiedQuestion?: string) {
       const channel = await channelsStore(db).find(accountId, channelId);
       if (!channel) throw Errors.channelNotFound();
+      const engine = engines[channel.agentEngine.kind];
+      const ask = (history: AgentMessage[], question: string) =>
+        answerOf(engine, { accountId, channel: agentChannel(channel), history, pending: [{ role: 'user', text: question, attachments: [] }], firstMessage: history.length === 0 });
       try {
-        const answer = await answerOf(engines[channel.agentEngine.kind], {
-          accountId,
-          channel: agentChannel(channel),
-          history: [],
-          pending: [{ role: 'user', text, attachments: [] }],
-          firstMessage: true,
-        });
+        const history: AgentMessage[] = [];
+        if (clarifiedQuestion !== undefined) {
+          const before = await ask([], clarifiedQuestion);
+          if (before.choices) {
+            history.push(
+              { role: 'user', text: clarifiedQuestion, attachments: [] },
+              { role: 'assistant', text: before.text ?? '', attachments: [], agentReply: 'clarified', choices: before.choices },
+            );
+          }
+        }
+        const answer = await ask(history, text);
         return {
           reply: answer.handoff ? handoffMessageOf(channel) : answer.text,
           taskComplete: answer.taskComplete !== null,
           summary: answer.taskComplete?.summary ?? null,
           passages: answer.passages ?? [],
+          ...(answer.choices && !answer.handoff ? { choices: [...answer.choices.options.map((option) => option.label), answer.choices.other] } : {}),
         };
       } catch (error) {
         if (error instanceof AgentEngineError) throw Errors.agentEngineFailed(error.message);
@@ -196,20 +227,34 @@ export function createAgentService(deps: AgentServiceDeps) {
     /**
      * Replay (issue #37): what the channel's agent as configured now would reply to a past customer question, asked
      * in the middle of a conversation (no greeting) — the path of `test`, sending and storing nothing, its switches
-     * and hours aside. An engine failure throws AgentEngineError.
+     * and hours aside. An engine failure throws AgentEngineError. Actions (issue #43): a `write` is never run, a `read`
+     * only with `callReadActions`; those not run, and the one a question about an action is for, are `wouldCall`.
+     * A reply that asks for an action's parameter or a yes is a question to the customer: `clarified`.
      */
-    async evaluate(accountId: string, channel: ChannelRow, text: string): Promise<{ reply: string | null; outcome: 'answered' | 'clarified' | 'handed_off' | 'fell_back' }> {
+    async evaluate(
+      accountId: string,
+      channel: ChannelRow,
+      text: string,
+      options: { callReadActions?: boolean } = {},
+    ): Promise<{ reply: string | null; outcome: 'answered' | 'clarified' | 'handed_off' | 'fell_back'; wouldCall: string[] }> {
+      const wouldCall: string[] = [];
+      const list = deps.actions && channel.actionIds.length > 0 ? await deps.actions.forChannel(accountId, channel.actionIds) : [];
       const answer = await answerOf(engines[channel.agentEngine.kind], {
         accountId,
         channel: agentChannel(channel),
         history: [],
         pending: [{ role: 'user', text, attachments: [] }],
         firstMessage: false,
+        ...(deps.actions && list.length > 0 ? { actions: replayTurnActions(deps.actions, accountId, list, options.callReadActions ?? false, wouldCall) } : {}),
       });
-      if (answer.handoff) return { reply: handoffMessageOf(channel), outcome: 'handed_off' };
-      if (answer.choices) return { reply: answer.text, outcome: 'clarified' };
-      if (answer.fallback || answer.text === null) return { reply: answer.text, outcome: 'fell_back' };
-      return { reply: answer.text, outcome: 'answered' };
+      const asked = answer.actionPending && list.find((action) => action.id === answer.actionPending?.actionId);
+      if (asked) wouldCall.push(asked.name);
+      const would = [...new Set(wouldCall)];
+      if (answer.handoff) return { reply: handoffMessageOf(channel), outcome: 'handed_off', wouldCall: would };
+      if (answer.choices || answer.actionPending) return { reply: answer.text, outcome: 'clarified', wouldCall: would };
+      if (answer.actionSkipped) return { reply: null, outcome: 'answered', wouldCall: would };
+      if (answer.fallback || answer.text === null) return { reply: answer.text, outcome: 'fell_back', wouldCall: would };
+      return { reply: answer.text, outcome: 'answered', wouldCall: would };
     },
 
     async listFailures(accountId: string, filter: { channelId?: string; limit?: number }): Promise<{ failures: AgentFailure[] }> {

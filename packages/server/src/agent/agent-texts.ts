@@ -57,6 +57,73 @@ const VOICE_NOTE = new Map<string, string>([
   ['ru', '[Клиент отправил голосовое сообщение, которое здесь нельзя прослушать.]'],
 ]);
 
+// Agent actions (issue #43), the no-model path and the server's own question before a `write`: asking for a parameter
+// that has no `prompt` of its own ({label}: its description, else its name), the line before asking again when an answer
+// could not be read, the question before a `write` ({description}: what it does; {parameters}: the values), and the
+// reply when the customer did not say yes.
+const ACTION_ASK = new Map<string, string>([
+  ['en', 'Could you give me the {label}?'],
+  ['ru', 'Подскажите, пожалуйста: {label}?'],
+  ['de', 'Können Sie mir bitte Folgendes nennen: {label}?'],
+  ['fr', "Pouvez-vous m'indiquer : {label} ?"],
+  ['es', '¿Podría indicarme: {label}?'],
+  ['it', 'Può indicarmi: {label}?'],
+  ['pt', 'Pode me informar: {label}?'],
+]);
+
+const ACTION_RETRY = new Map<string, string>([
+  ['en', "Sorry, I couldn't read that."],
+  ['ru', 'Извините, не удалось это разобрать.'],
+  ['de', 'Entschuldigung, das konnte ich nicht erkennen.'],
+  ['fr', "Désolé, je n'ai pas pu le lire."],
+  ['es', 'Lo siento, no he podido entenderlo.'],
+  ['it', 'Mi scusi, non sono riuscito a leggerlo.'],
+  ['pt', 'Desculpe, não consegui entender.'],
+]);
+
+const ACTION_CONFIRM = new Map<string, string>([
+  ['en', 'Shall I {description} for {parameters}? Reply yes or no.'],
+  ['ru', 'Выполнить «{description}» для {parameters}? Ответьте да или нет.'],
+  ['de', 'Soll ich „{description}“ für {parameters} ausführen? Antworten Sie mit ja oder nein.'],
+  ['fr', 'Dois-je « {description} » pour {parameters} ? Répondez oui ou non.'],
+  ['es', '¿Quiere que haga «{description}» para {parameters}? Responda sí o no.'],
+  ['it', 'Devo eseguire «{description}» per {parameters}? Risponda sì o no.'],
+  ['pt', 'Devo fazer «{description}» para {parameters}? Responda sim ou não.'],
+]);
+
+const ACTION_CONFIRM_BARE = new Map<string, string>([
+  ['en', 'Shall I {description}? Reply yes or no.'],
+  ['ru', 'Выполнить «{description}»? Ответьте да или нет.'],
+  ['de', 'Soll ich „{description}“ ausführen? Antworten Sie mit ja oder nein.'],
+  ['fr', 'Dois-je « {description} » ? Répondez oui ou non.'],
+  ['es', '¿Quiere que haga «{description}»? Responda sí o no.'],
+  ['it', 'Devo eseguire «{description}»? Risponda sì o no.'],
+  ['pt', 'Devo fazer «{description}»? Responda sim ou não.'],
+]);
+
+const ACTION_DECLINED = new Map<string, string>([
+  ['en', 'All right, I have not done it.'],
+  ['ru', 'Хорошо, я не стал этого делать.'],
+  ['de', 'In Ordnung, ich habe es nicht ausgeführt.'],
+  ['fr', "D'accord, je ne l'ai pas fait."],
+  ['es', 'De acuerdo, no lo he hecho.'],
+  ['it', "D'accordo, non l'ho fatto."],
+  ['pt', 'Tudo bem, não fiz isso.'],
+]);
+
+/** A yes to the server's question, per language (English ones count in every language). */
+const YES = new Map<string, string[]>([
+  ['en', ['yes', 'y', 'yeah', 'yep', 'yup', 'sure', 'ok', 'okay', 'confirm', 'confirmed', 'correct', 'please do', 'go ahead', 'do it']],
+  ['ru', ['да', 'ага', 'конечно', 'подтверждаю', 'давай', 'давайте', 'ок', 'хорошо', 'верно']],
+  ['de', ['ja', 'jawohl', 'klar', 'gerne', 'genau', 'bestätige', 'mach das']],
+  ['fr', ['oui', 'ouais', "d'accord", 'bien sûr', 'je confirme', 'confirme', 'vas-y', 'allez-y']],
+  ['es', ['sí', 'si', 'claro', 'vale', 'de acuerdo', 'confirmo', 'adelante']],
+  ['it', ['sì', 'si', 'certo', 'va bene', 'confermo', 'procedi']],
+  ['pt', ['sim', 'claro', 'pode', 'confirmo', 'está bem', 'pode ser']],
+]);
+/** Words that turn a yes into something else ("yes, but not now", "ok no"). */
+const NEGATIONS = new Set(['no', 'not', "don't", 'dont', 'nope', 'нет', 'не', 'nein', 'nicht', 'non', 'pas', 'não', 'nao']);
+
 function pick(texts: Map<string, string>, aiLang: string): string {
   const primary = aiLang.toLowerCase().split('-')[0] ?? 'en';
   return texts.get(primary) ?? texts.get('en') ?? '';
@@ -70,6 +137,27 @@ export function fallbackText(aiLang: string): string {
 /** What the agent says when it hands a chat to the team and the channel has no handoff message of its own. */
 export function handoffText(aiLang: string): string {
   return pick(HANDOFF, aiLang);
+}
+
+/**
+ * Outside team hours a handoff's message is followed by when the team is back (issue #44): the weekday of the next
+ * opening (0 = Monday) and its time, HH:MM, both in the team's time zone.
+ */
+const TEAM_BACK = new Map<string, (weekday: number, time: string) => string>([
+  ['en', (d, t) => `We are back ${['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'][d]} at ${t}.`],
+  ['ru', (d, t) => `Мы вернёмся ${['в понедельник', 'во вторник', 'в среду', 'в четверг', 'в пятницу', 'в субботу', 'в воскресенье'][d]} в ${t}.`],
+  ['de', (d, t) => `Wir sind am ${['Montag', 'Dienstag', 'Mittwoch', 'Donnerstag', 'Freitag', 'Samstag', 'Sonntag'][d]} um ${t} wieder da.`],
+  ['fr', (d, t) => `Nous serons de retour ${['lundi', 'mardi', 'mercredi', 'jeudi', 'vendredi', 'samedi', 'dimanche'][d]} à ${t}.`],
+  ['es', (d, t) => `Volvemos el ${['lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado', 'domingo'][d]} a las ${t}.`],
+  ['it', (d, t) => `Torniamo ${['lunedì', 'martedì', 'mercoledì', 'giovedì', 'venerdì', 'sabato', 'domenica'][d]} alle ${t}.`],
+  ['pt', (d, t) => `Voltamos ${['na segunda-feira', 'na terça-feira', 'na quarta-feira', 'na quinta-feira', 'na sexta-feira', 'no sábado', 'no domingo'][d]} às ${t}.`],
+]);
+
+/** `We are back <weekday> at <HH:MM>.` in the chat's aiLang (English for other languages). */
+export function teamBackText(aiLang: string, weekday: number, time: string): string {
+  const primary = aiLang.toLowerCase().split('-')[0] ?? 'en';
+  const text = TEAM_BACK.get(primary) ?? TEAM_BACK.get('en');
+  return text ? text(weekday, time) : '';
 }
 
 /** The sentence before a clarification's options when the channel has no `clarifyPrompt` of its own. */
@@ -90,4 +178,43 @@ export function voiceMessageNote(aiLang: string): string {
 /** Messenger CSAT's question when a conversation ends: `How did we do?` with 1–5. */
 export function csatQuestionText(aiLang: string): string {
   return pick(CSAT_QUESTION, aiLang);
+}
+
+function fill(text: string, values: Record<string, string>): string {
+  return text.replace(/\{(\w+)\}/g, (match, name: string) => values[name] ?? match);
+}
+
+/** Asks the customer for an action's parameter that has no `prompt` of its own. */
+export function actionAskText(aiLang: string, label: string): string {
+  return fill(pick(ACTION_ASK, aiLang), { label });
+}
+
+/** Before asking again, when the customer's answer could not be read as the parameter. */
+export function actionRetryText(aiLang: string): string {
+  return pick(ACTION_RETRY, aiLang);
+}
+
+/** The server's own question before a `write`: "Shall I <description> for <parameters>? Reply yes or no". */
+export function actionConfirmText(aiLang: string, description: string, parameters: string | null): string {
+  return fill(pick(parameters === null ? ACTION_CONFIRM_BARE : ACTION_CONFIRM, aiLang), { description, parameters: parameters ?? '' });
+}
+
+/** The reply when the customer did not answer yes (the `write` is not run). */
+export function actionDeclinedText(aiLang: string): string {
+  return pick(ACTION_DECLINED, aiLang);
+}
+
+/** Whether the customer's message is a yes: it starts with a yes of the language (or English) and holds no negation. */
+export function isYes(text: string, aiLang: string): boolean {
+  const primary = aiLang.toLowerCase().split('-')[0] ?? 'en';
+  const words = text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}'’\s-]/gu, ' ')
+    .replace(/’/g, "'")
+    .split(/\s+/)
+    .filter(Boolean);
+  if (words.length === 0 || words.length > 8 || words.some((word) => NEGATIONS.has(word))) return false;
+  const phrases = [...(YES.get(primary) ?? []), ...(YES.get('en') ?? [])];
+  const start = words.join(' ');
+  return phrases.some((phrase) => start === phrase || start.startsWith(`${phrase} `));
 }

@@ -5,8 +5,9 @@ import { recordTaskStatus, settingsOf, type ChatsServiceDeps } from '../chats/ch
 import type { ChatRow, ChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
-import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../channels/customer-delivery.ts';
+import { NO_CUSTOMER_DELIVERY, type CustomerDelivery } from '../messages/customer-delivery.ts';
 import type { Database, Executor } from '../db/client.ts';
+import type { StoredTeamHours } from '../db/schema.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { newId } from '../lib/ids.ts';
 import { recordNewMessage } from '../messages/message-events.ts';
@@ -20,7 +21,10 @@ import { webhookChat, webhookMessage } from '../webhooks/payloads.ts';
 import type { AlertQueue } from '../alerts/alert-queue.ts';
 import type { AgentAnswer } from './engine.ts';
 import { isMessengerKind, NOTE_TEXT_MAX } from '@parley/contracts';
-import { handoffText } from './agent-texts.ts';
+import { handoffText, teamBackText } from './agent-texts.ts';
+import { teamBack } from '../assignment/team-hours.ts';
+import { handoffSummary } from './handoff/handoff-summary.ts';
+import type { ModelSummaries } from './handoff/model-summary.ts';
 
 /** What the agent's writes use: the agent service's dependencies include these (agent-service.ts). */
 export interface AgentWritesDeps {
@@ -30,7 +34,7 @@ export interface AgentWritesDeps {
   agentStore: (executor: Executor) => AgentStore;
   /** The reply job's fixed statements (context read, reply written). */
   replyStore: ReplyStore;
-  messagesStore: (executor: Executor) => Pick<MessagesStore, 'insert' | 'touchChat'>;
+  messagesStore: (executor: Executor) => Pick<MessagesStore, 'insert' | 'touchChat' | 'listRecent'>;
   chatsStore: (executor: Executor) => ChatsStore;
   channelsStore: ChatsServiceDeps['channelsStore'] & ((executor: Executor) => Pick<ChannelsStore, 'find'>);
   /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
@@ -41,13 +45,22 @@ export interface AgentWritesDeps {
   notesStore?: (executor: Executor) => Pick<NotesStore, 'insert'>;
   /** A handoff alerts the team (alerts/alert-queue.ts), in its transaction. */
   alerts?: Pick<AlertQueue, 'needsPerson'>;
+  /**
+   * A handoff in a chat of an openai-compatible engine queues the model's summary instead, which alerts the team once
+   * the summary is final (handoff/model-summary.ts); absent: the alerts at once.
+   */
+  modelSummaries?: Pick<ModelSummaries, 'enqueue'>;
+  /** The account's team hours (issue #44): outside them a handoff's message says when the team is back. */
+  teamHours?: (accountId: string) => Promise<StoredTeamHours | null>;
   /** A pick of a clarification's option keeps the customer's question as a learned phrasing of the entry. */
-  learnPhrasing?: (tx: Executor, entryId: string, question: string, at: Date) => Promise<void>;
+  learnPhrasing?: (tx: Executor, entryId: string, question: string, at: Date, chatId: string) => Promise<void>;
 }
 
 /** The author of the note that keeps the model's reason for a handoff (a note of no member). */
 export const HANDOFF_NOTE_AUTHOR = 'AI agent';
 export const HANDOFF_NOTE_PREFIX = 'Handed to the team: ';
+/** The chat's messages a handoff's summary reads (the stretch since the team last replied is within them). */
+const SUMMARY_MESSAGES = 50;
 
 /** What the agent sends when it hands a chat over: the channel's handoff message, or the default in its aiLang. */
 export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 'settings'>): string {
@@ -55,14 +68,27 @@ export function handoffMessageOf(channel: Pick<ChannelRow, 'handoffMessage' | 's
 }
 
 /**
+ * The handoff message and, outside the account's team hours, when the team is back (`We are back Monday at 09:00.`
+ * in aiLang, issue #44).
+ */
+async function handoffMessageAt(deps: Pick<AgentWritesDeps, 'teamHours'>, channel: ChannelRow, accountId: string, at: Date): Promise<string> {
+  const message = handoffMessageOf(channel);
+  const back = deps.teamHours ? teamBack(await deps.teamHours(accountId), at) : undefined;
+  if (!back) return message;
+  return `${message} ${teamBackText({ ...DEFAULT_SETTINGS, ...channel.settings }.aiLang, back.weekday, back.time)}`;
+}
+
+/**
  * The handoff (docs/architecture.md, Handoff to the team), after the handoff message in the reply's transaction: the agent
  * pauses itself in the chat, the chat needs a human, `chat_handed_off` goes to the event feed (never to a webhook),
- * and the model's reason, when it gave one, is a private note for the team.
+ * the handoff's summary (issue #44) and the model's reason, when it gave one, are private notes for the team, and
+ * the team is alerted (the alerts read the summary): at once, or after the channel's model wrote the summary.
  */
 async function recordHandoff(
-  { chatsStore, notesStore, alerts }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore' | 'alerts'>,
+  { chatsStore, notesStore, alerts, messagesStore, modelSummaries }: Pick<AgentWritesDeps, 'chatsStore' | 'notesStore' | 'alerts' | 'messagesStore' | 'modelSummaries'>,
   tx: Executor,
   chat: ChatRow,
+  channel: Pick<ChannelRow, 'name' | 'kind' | 'agentEngine'>,
   handoff: NonNullable<AgentAnswer['handoff']>,
   now: Date,
 ): Promise<void> {
@@ -74,8 +100,30 @@ async function recordHandoff(
     chatId: chat.id,
     payload: { event: 'chat_handed_off', chat: webhookChat(latest), reason: handoff.reason, timestamp: now.toISOString() },
   });
-  // The team hears of it wherever it is (issue #33): the alert webhook now, e-mails if no one is online.
-  await alerts?.needsPerson(tx, chat, handoff.reason);
+  let summaryId: string | undefined;
+  if (notesStore) {
+    const summary = handoffSummary({
+      messages: await messagesStore(tx).listRecent(chat.accountId, chat.id, SUMMARY_MESSAGES),
+      reason: handoff.reason,
+      note: handoff.note,
+      customer: { name: latest.dialogName, email: latest.email, identifier: latest.externalChatId, channel: `${channel.name} (${channel.kind})` },
+    });
+    summaryId = newId();
+    await notesStore(tx).insert({
+      id: summaryId,
+      accountId: chat.accountId,
+      chatId: chat.id,
+      authorId: null,
+      authorName: HANDOFF_NOTE_AUTHOR,
+      text: summary.slice(0, NOTE_TEXT_MAX),
+      kind: 'summary',
+      createdAt: now,
+    });
+  }
+  // The team hears of it wherever it is (issue #33): the alert webhook now, e-mails if no one is online; with a
+  // model, once its summary is written (the job never calls the model inside this transaction).
+  if (summaryId && modelSummaries && channel.agentEngine.kind === 'openai-compatible') await modelSummaries.enqueue(tx, chat, summaryId, handoff.reason);
+  else await alerts?.needsPerson(tx, chat, handoff.reason);
   if (handoff.note && notesStore) {
     await notesStore(tx).insert({
       id: newId(),
@@ -164,7 +212,7 @@ export function createAgentWrites(deps: AgentWritesDeps) {
    */
   async function writeReplyStepByStep(channel: ChannelRow, chat: ChatRow, waiting: MessageRow[], answer: AgentAnswer): Promise<boolean> {
     const { accountId, id: chatId } = chat;
-    const text = answer.handoff ? handoffMessageOf(channel) : answer.text;
+    const text = answer.handoff ? await handoffMessageAt(deps, channel, accountId, clock.now()) : answer.text;
     return db.transaction(async (tx) => {
       const settled = await agentStore(tx).settle(waiting.map((message) => message.id));
       if (settled.length === 0) return false; // another run answered them
@@ -189,6 +237,8 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           greeting: !answer.handoff && (answer.greeting ?? false),
           choices: answer.handoff ? null : (answer.choices ?? null),
           afterChoice: !answer.handoff && answer.picked !== undefined,
+          actionPending: answer.handoff ? null : (answer.actionPending ?? null),
+          afterAction: !answer.handoff && (answer.afterAction ?? false),
           createdAt: now,
         });
         if (!message) throw new Error('agent reply was not stored');
@@ -217,8 +267,8 @@ export function createAgentWrites(deps: AgentWritesDeps) {
           { accountId, chatId, done: true, source: { type: 'trigger', operatorEmail: null }, at: () => now },
         );
       }
-      if (answer.handoff) await recordHandoff(deps, tx, latest, answer.handoff, now);
-      if (answer.picked?.entryId && deps.learnPhrasing) await deps.learnPhrasing(tx, answer.picked.entryId, answer.picked.question, now);
+      if (answer.handoff) await recordHandoff(deps, tx, latest, channel, answer.handoff, now);
+      if (answer.picked?.entryId && deps.learnPhrasing) await deps.learnPhrasing(tx, answer.picked.entryId, answer.picked.question, now, chatId);
       return true;
     });
   }

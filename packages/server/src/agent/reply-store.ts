@@ -63,7 +63,7 @@ const REPLY: PreparedStatement = {
     FROM event JOIN channels ON channels.id = event.channel_id AND channels.webhook_url IS NOT NULL
     RETURNING 1),
   send AS (
-    -- A messenger chat's reply goes out through its messenger (channels/messenger-outbound.ts).
+    -- A messenger chat's reply goes out through its messenger (messengers/messenger-outbound.ts).
     INSERT INTO messenger_sends (id, account_id, channel_id, chat_id, message_id, created_at)
     SELECT $13::uuid, account_id, channel_id, id, $4, $7 FROM touched WHERE $13::uuid IS NOT NULL
     RETURNING id),

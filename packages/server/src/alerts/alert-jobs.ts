@@ -1,7 +1,7 @@
 // The alert jobs (issue #33): `alerts.webhook` posts a chat-tool message (Slack / Mattermost / Teams incoming
 // webhook: `text`) through the URL guard, 3 attempts like webhooks; `alerts.email` e-mails the members who want it
-// when, after the delay, the chat still needs a person and no member is online (or its assignee is offline), at most
-// one e-mail per chat and member an hour.
+// when, after the delay, the chat still needs a person and no member is online (or its assignee is offline: a
+// customer message in their chat, or a chat auto-assignment gave them), at most one e-mail per chat and member an hour.
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobCatalog, RetryPolicy } from '../jobs/job-queue.ts';
 import type { AlertChat, AlertMessage, AlertRecipient, AlertsStore } from './alerts-store.ts';
@@ -29,6 +29,9 @@ const REASONS: Record<string, string> = {
   member_removed: 'the member it was assigned to was removed',
 };
 
+/** The reasons of a handoff: their alerts carry the handoff's summary. */
+const HANDOFF_REASONS = new Set(['model', 'customer_request', 'fallbacks']);
+
 function chatUrl(publicUrl: string, chatId: string): string {
   return `${publicUrl}/inbox/${chatId}`;
 }
@@ -51,9 +54,9 @@ export function createAlertJobs(deps: {
 }) {
   const { store, mailer, poster, publicUrl, logger } = deps;
 
-  async function mail(chat: AlertChat, recipients: AlertRecipient[], subject: string, intro: string): Promise<void> {
+  async function mail(chat: AlertChat, recipients: AlertRecipient[], subject: string, intro: string, summary: string | null = null): Promise<void> {
     if (recipients.length === 0) return;
-    const text = `${intro}\n\n${quote(await store.lastMessages(chat.id, QUOTED_MESSAGES))}\n\nOpen the chat: ${chatUrl(publicUrl, chat.id)}\n`;
+    const text = `${intro}\n\n${summary ? `Summary:\n${summary}\n\n` : ''}${quote(await store.lastMessages(chat.id, QUOTED_MESSAGES))}\n\nOpen the chat: ${chatUrl(publicUrl, chat.id)}\n`;
     let failed = 0;
     for (const recipient of recipients) {
       if (!(await store.claimEmail(chat.id, recipient.id))) continue;
@@ -71,24 +74,30 @@ export function createAlertJobs(deps: {
       if (!url || !chat) return;
       const link = chatUrl(publicUrl, chat.id);
       const text = `Chat "${chat.name}" (${chat.channelName ?? chat.channelKind}) needs a person: ${REASONS[reason] ?? reason}. ${link}`;
-      const body = JSON.stringify({ text, chat: { id: chat.id, name: chat.name, channelName: chat.channelKind }, reason, url: link });
+      const summary = HANDOFF_REASONS.has(reason) ? chat.summary : null;
+      const body = JSON.stringify({ text, chat: { id: chat.id, name: chat.name, channelName: chat.channelKind }, reason, url: link, summary });
       const result = await poster.post(url, body);
       if (!result.ok) throw new Error(`alert webhook: ${result.status ?? result.error ?? 'no answer'}`);
     },
 
-    async email({ accountId, chatId, memberId }: JobCatalog['alerts.email']): Promise<void> {
+    async email({ accountId, chatId, memberId, assigned }: JobCatalog['alerts.email']): Promise<void> {
       const chat = mailer.configured ? await store.chat(accountId, chatId) : undefined;
       if (!chat) return;
       const where = `${chat.channelName ?? chat.channelKind} (${chat.channelKind})`;
       if (memberId === null) {
         // Someone took it meanwhile, or someone is there to see it in the web account.
         if (!chat.needsHuman || (await store.online(accountId))) return;
-        await mail(chat, await store.handoffRecipients(accountId), `Chat "${chat.name}" on ${where} needs a person`, `A chat on ${where} needs a person and no one on the team is online.`);
+        await mail(chat, await store.handoffRecipients(accountId), `Chat "${chat.name}" on ${where} needs a person`, `A chat on ${where} needs a person and no one on the team is online.`, chat.summary);
         return;
       }
       if (chat.assigneeId !== memberId || (await store.online(accountId, memberId))) return;
       const recipient = await store.assigneeRecipient(accountId, memberId);
       if (!recipient) return;
+      if (assigned) {
+        // Auto-assignment (issue #44) gave them the chat while they were offline.
+        await mail(chat, [recipient], `Chat "${chat.name}" on ${where} was assigned to you`, `A chat on ${where} that needs a person was assigned to you.`, chat.summary);
+        return;
+      }
       await mail(chat, [recipient], `New message in chat "${chat.name}" on ${where}`, `The customer of a chat assigned to you wrote while you were away.`);
       logger.debug({ chatId, memberId }, 'assignee alerted by e-mail');
     },

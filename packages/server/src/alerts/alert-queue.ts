@@ -1,7 +1,8 @@
 // What starts an alert (issue #33), written in the transaction of the change that causes it: a chat that needs a
 // person (a handoff, a customer message in a paused unassigned chat, its assignee removed) gets the alert webhook
-// at once and the alert e-mails ALERT_EMAIL_DELAY_SECONDS later; a customer message in a paused chat with an
-// assignee gets that member's e-mail (`mine`) as late. The jobs decide when they run (alert-jobs.ts).
+// at once and the alert e-mails ALERT_EMAIL_DELAY_SECONDS later; a customer message in a chat with an assignee
+// (paused or not) who is offline gets that member's e-mail (`mine`) as late. The jobs decide when they run
+// (alert-jobs.ts).
 import type { Executor } from '../db/client.ts';
 import { notifyChatChanged } from '../events/live-feed.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
@@ -13,7 +14,10 @@ export type NeedsPersonReason = 'model' | 'customer_request' | 'fallbacks' | 'cu
 export interface AlertQueue {
   /** A chat needs a person: the webhook now, the e-mails after the delay. */
   needsPerson(tx: Executor, chat: { accountId: string; id: string }, reason: NeedsPersonReason): Promise<void>;
-  /** A customer wrote in a paused chat assigned to this member: their e-mail after the delay, if still offline. */
+  /**
+   * A customer wrote in a chat assigned to this member (paused or not): their e-mail after the delay, if they want
+   * `mine`, are offline now and still then, and had none about this chat within the hour.
+   */
   assigneeAlert(tx: Executor, chat: { accountId: string; id: string }, memberId: string): Promise<void>;
   /** A member is being removed: its chats are unassigned, the paused ones need a person (and alert as such). */
   memberRemoved(tx: Executor, accountId: string, memberId: string): Promise<void>;
@@ -38,6 +42,7 @@ export function createAlertQueue(jobs: Pick<JobQueue, 'enqueue' | 'wakeIn'>, ema
       }
     },
     async assigneeAlert(tx, chat, memberId) {
+      if (!(await createAlertsStore(tx).wantsAssigneeAlert(chat.id, memberId))) return;
       await jobs.enqueue(tx, 'alerts.email', { accountId: chat.accountId, chatId: chat.id, memberId }, { delayMs: emailDelayMs });
       jobs.wakeIn(emailDelayMs + WAKE_AFTER_COMMIT_MS);
     },

@@ -15,6 +15,8 @@ export interface AlertChat {
   paused: boolean;
   needsHuman: boolean;
   assigneeId: string | null;
+  /** The text of the chat's latest handoff summary (a note of kind `summary`); null: it has none. */
+  summary: string | null;
 }
 
 export interface AlertMessage {
@@ -31,8 +33,22 @@ export interface AlertRecipient {
 }
 
 /** A member's e-mail alerts, the role's default when they chose none (profile-service.ts `defaultEmailAlerts`). */
-const EMAIL_ALERTS = sql`coalesce(notify_email, CASE role WHEN 'agent' THEN 'mine' ELSE 'handoffs' END)`;
+const EMAIL_ALERTS_TEXT = `coalesce(notify_email, CASE role WHEN 'agent' THEN 'mine' ELSE 'handoffs' END)`;
+const EMAIL_ALERTS = sql.raw(EMAIL_ALERTS_TEXT);
 const ttl = sql`${`${PRESENCE_TTL_MS} milliseconds`}::interval`;
+
+/**
+ * Whether a customer message in chat `chat` (an SQL expression) is to e-mail its assignee `member` (`mine`, DESIGN
+ * "e-mail"): an active member wanting `mine`, offline (no live stream in any process), and not e-mailed about this
+ * chat within the hour. SQL text, for the ingest statement (messages/ingest-store.ts) and `wantsAssigneeAlert`.
+ */
+export function assigneeAlertWantedSql(chat: string, member: string): string {
+  return `EXISTS (SELECT 1 FROM members WHERE members.id = ${member} AND members.status = 'active' AND ${EMAIL_ALERTS_TEXT} = 'mine')
+      AND NOT EXISTS (SELECT 1 FROM member_presence WHERE member_presence.member_id = ${member}
+                      AND member_presence.seen_at > now() - interval '${PRESENCE_TTL_MS} milliseconds')
+      AND NOT EXISTS (SELECT 1 FROM alert_emails WHERE alert_emails.chat_id = ${chat} AND alert_emails.member_id = ${member}
+                      AND alert_emails.sent_at > now() - interval '1 hour')`;
+}
 
 export function createAlertsStore(db: Executor) {
   return {
@@ -49,7 +65,9 @@ export function createAlertsStore(db: Executor) {
       const [row] = await queryRows<AlertChat>(
         db,
         sql`SELECT c.id, c.account_id AS "accountId", c.dialog_name AS name, c.channel_kind AS "channelKind",
-                   ch.name AS "channelName", c.paused, c.needs_human AS "needsHuman", c.assignee_id AS "assigneeId"
+                   ch.name AS "channelName", c.paused, c.needs_human AS "needsHuman", c.assignee_id AS "assigneeId",
+                   (SELECT n.text FROM chat_notes n WHERE n.chat_id = c.id AND n.kind = 'summary'
+                    ORDER BY n.created_at DESC, n.id DESC LIMIT 1) AS summary
             FROM chats c LEFT JOIN channels ch ON ch.id = c.channel_id
             WHERE c.account_id = ${accountId} AND c.id = ${chatId}`,
       );
@@ -91,6 +109,16 @@ export function createAlertsStore(db: Executor) {
       const rows = await queryRows(
         db,
         sql`SELECT 1 FROM member_presence WHERE account_id = ${accountId} ${member} AND seen_at > now() - ${ttl} LIMIT 1`,
+      );
+      return rows.length > 0;
+    },
+
+    /** Whether a customer message in the chat now is to e-mail its assignee (see `assigneeAlertWantedSql`). */
+    async wantsAssigneeAlert(chatId: string, memberId: string): Promise<boolean> {
+      const rows = await queryRows(
+        db,
+        sql`SELECT 1 FROM (SELECT ${chatId}::uuid AS chat_id, ${memberId}::uuid AS member_id) v
+            WHERE ${sql.raw(assigneeAlertWantedSql('v.chat_id', 'v.member_id'))}`,
       );
       return rows.length > 0;
     },
@@ -141,6 +169,18 @@ export function createAlertsStore(db: Executor) {
             FROM (VALUES ${values}) AS v(member_id, process_id, account_id, seen_at)
             WHERE EXISTS (SELECT 1 FROM members WHERE members.id = v.member_id)
             ON CONFLICT (member_id, process_id) DO UPDATE SET seen_at = excluded.seen_at`,
+      );
+    },
+
+    /**
+     * The member chose to be away when their last web-account tab closes (issue #44): away now, unless a stream of
+     * theirs is open in any process.
+     */
+    async awayIfOffline(memberId: string): Promise<void> {
+      await db.execute(
+        sql`UPDATE members SET availability = 'away', updated_at = now()
+            WHERE id = ${memberId} AND away_when_offline AND availability = 'available'
+              AND NOT EXISTS (SELECT 1 FROM member_presence WHERE member_id = ${memberId} AND seen_at > now() - ${ttl})`,
       );
     },
 

@@ -3,9 +3,9 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import type { UrlGuard } from '../webhooks/url-guard.ts';
-import { registerAlertRoutes } from '../http/console/alert-routes.ts';
-import type { FeatureModule } from '../module.ts';
+import type { UrlGuard } from '../kernel/url-guard.ts';
+import { registerAlertRoutes } from './alert-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 import { ALERT_WEBHOOK_RETRY, createAlertJobs, type AlertMailer, type AlertPoster } from './alert-jobs.ts';
 import { createAlertQueue } from './alert-queue.ts';
 import { createAlertsService } from './alerts-service.ts';
@@ -33,7 +33,7 @@ export function createAlertsModule(core: AlertsCore) {
   const presence = createPresence({ store, logger: core.logger });
   core.app.addHook('onReady', async () => presence.start());
   core.app.addHook('preClose', () => presence.stop());
-  const alerts = createAlertsService({ store, urlGuard: core.urlGuard });
+  const alerts = createAlertsService({ store, db: core.db, urlGuard: core.urlGuard });
   return {
     queue: createAlertQueue(core.jobs, emailDelayMs),
     presence,

@@ -4,10 +4,14 @@
 import { sql } from 'drizzle-orm';
 import { LruMap } from 'toad-cache';
 import type { Executor } from '../db/client.ts';
+import { CACHE_CHANNEL } from '../kernel/kernel.ts';
 import type { ChannelRow, ChannelsStore } from './channels-store.ts';
 
-/** NOTIFY channel of cached rows that changed: payload `channel:<id>`, or `keys` for API keys and subscriptions. */
-export const CACHE_CHANNEL = 'parley_cache';
+/** What the features that read channels take (made once per app by the composition root, core.ts). */
+export interface ChannelStores {
+  /** The channels store over an executor (the database, or a transaction), reads cached per process. */
+  channelsStoreOf(executor: Executor): ChannelsStore;
+}
 
 export interface ChannelCache {
   get(id: string, load: () => Promise<ChannelRow | undefined>): Promise<ChannelRow | undefined>;

@@ -15,17 +15,19 @@ import {
   WIDGET_DEFAULTS,
 } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
+import { diffChanges, recordAudit, type AuditContext } from '../audit/audit-record.ts';
+import type { Database, Executor } from '../db/client.ts';
 import type { StoredAgentEngine, StoredWidgetSettings } from '../db/schema.ts';
 import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
-import type { WebhookClient } from '../webhooks/http-client.ts';
+import type { WebhookClient } from '../kernel/http-client.ts';
 import { sampleNewMessagesEvent } from '../webhooks/payloads.ts';
-import type { UrlGuard } from '../webhooks/url-guard.ts';
+import type { UrlGuard } from '../kernel/url-guard.ts';
 import type { ChannelChanges, ChannelRow, ChannelsStore } from './channels-store.ts';
 import { MessengerError, type Credentials } from './connectors/connector.ts';
-import { normalizeOrigin } from './widget/origins.ts';
+import { normalizeOrigin } from './origins.ts';
 
 /** Time limit of one request to an openai-compatible model server. */
 export const DEFAULT_ENGINE_TIMEOUT_SECONDS = 30;
@@ -115,6 +117,7 @@ export function toChannelView(row: ChannelRow, publicUrl: string): Channel {
     handoffAfterFallbacks: row.handoffAfterFallbacks,
     clarifyChoices: row.clarifyChoices,
     clarifyPrompt: row.clarifyPrompt,
+    actionIds: row.actionIds,
     credentialsSet: row.credentials !== null,
     inboundUrl: messenger ? inboundUrl(publicUrl, row.kind, row.id) : null,
     // Not a secret with any power: Meta only sends it back on its GET check, and the owner must type the same
@@ -136,8 +139,20 @@ export interface MessengerRegistrar {
   unregister(kind: MessengerKind, credentials: Credentials): Promise<void>;
 }
 
+/** A channel's fields the audit log shows (not its id, account, kind, timestamps or the connector's last error). */
+const CHANNEL_SECRETS = ['webhookSecret', 'agentApiKey', 'credentials', 'widgetIdentitySecret'] as const;
+function auditedFields(row: ChannelRow | undefined): Record<string, unknown> | undefined {
+  if (!row) return undefined;
+  const fields: Record<string, unknown> = { ...row };
+  for (const key of ['id', 'accountId', 'kind', 'createdAt', 'updatedAt', 'connectorError', 'connectorErrorAt']) delete fields[key];
+  return fields;
+}
+
 export interface ChannelsServiceDeps {
   store: ChannelsStore;
+  /** A change and its audit event are written in one transaction (the store over it: storeOf). */
+  db: Database;
+  storeOf: (executor: Executor) => ChannelsStore;
   clock: Clock;
   urlGuard: Pick<UrlGuard, 'check'>;
   webhookClient: Pick<WebhookClient, 'post'>;
@@ -197,13 +212,23 @@ function changesOf(body: UpdateChannelBody, previous: ChannelRow | undefined): C
   if (body.handoffAfterFallbacks !== undefined) changes.handoffAfterFallbacks = body.handoffAfterFallbacks;
   if (body.clarifyChoices !== undefined) changes.clarifyChoices = body.clarifyChoices;
   if (body.clarifyPrompt !== undefined) changes.clarifyPrompt = body.clarifyPrompt;
+  if (body.actionIds !== undefined) changes.actionIds = body.actionIds;
   if (body.credentials !== undefined) changes.credentials = body.credentials;
   if (body.widget !== undefined) Object.assign(changes, widgetChanges(body.widget, previous));
   return changes;
 }
 
-export function createChannelsService({ store, clock, urlGuard, webhookClient, publicUrl, messengers, logger }: ChannelsServiceDeps) {
+export function createChannelsService({ store, db, storeOf, clock, urlGuard, webhookClient, publicUrl, messengers, logger }: ChannelsServiceDeps) {
   const view = (row: ChannelRow) => toChannelView(row, publicUrl);
+
+  /** The audit event of a channel's change, in `tx` (secrets "••••"; the bookkeeping columns left out). */
+  function recorded(tx: Executor, audit: AuditContext, kind: 'channel.created' | 'channel.updated' | 'channel.deleted', before: ChannelRow | undefined, after: ChannelRow | undefined) {
+    const row = after ?? before;
+    if (!row) return Promise.resolve();
+    const changes = diffChanges(auditedFields(before), auditedFields(after), { secrets: CHANNEL_SECRETS });
+    if (kind === 'channel.updated' && Object.keys(changes).length === 0) return Promise.resolve();
+    return recordAudit(tx, audit, { accountId: row.accountId, kind, target: { type: 'channel', id: row.id, name: row.name }, changes });
+  }
 
   /** Registers the webhook with new credentials; the credentials to store (Telegram's secret token added). */
   async function register(kind: MessengerKind, channelId: string, credentials: Credentials): Promise<Credentials> {
@@ -232,13 +257,20 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
     if (body.knowledgeBaseId && !(await store.knowledgeBaseExists(accountId, body.knowledgeBaseId))) {
       throw Errors.knowledgeBaseRefNotFound();
     }
+    if (body.actionIds && body.actionIds.length > 0) {
+      const own = await store.ownActionIds(accountId, body.actionIds);
+      const missing = body.actionIds.find((id) => !own.has(id));
+      if (missing !== undefined) throw Errors.actionRefNotFound('actionIds', missing);
+    }
   }
 
   return {
-    async connect(accountId: string, kind: ChannelKind, body: ConnectChannelBody): Promise<Channel> {
+    async connect(accountId: string, kind: ChannelKind, body: ConnectChannelBody, audit: AuditContext): Promise<Channel> {
       await checkReferences(accountId, body);
       const now = clock.now();
-      const row = await store.insert({
+      const messenger = isMessengerKind(kind) && body.credentials !== undefined;
+      const row = await db.transaction(async (tx) => {
+        const inserted = await storeOf(tx).insert({
         id: newChannelId(kind),
         accountId,
         kind,
@@ -249,6 +281,10 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
         name: body.name,
         createdAt: now,
         updatedAt: now,
+        });
+        // A messenger's channel is recorded once its webhook is registered (below), with the credentials stored.
+        if (!messenger) await recorded(tx, audit, 'channel.created', undefined, inserted);
+        return inserted;
       });
       if (!isMessengerKind(kind) || !body.credentials) return view(row);
       // The channel exists first: Viber calls the URL back during set_webhook and expects a 200.
@@ -259,7 +295,11 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
         await store.delete(accountId, row.id);
         throw error;
       }
-      const registered = await store.update(accountId, row.id, { credentials: { ...credentials } });
+      const registered = await db.transaction(async (tx) => {
+        const updated = await storeOf(tx).update(accountId, row.id, { credentials: { ...credentials } });
+        await recorded(tx, audit, 'channel.created', undefined, updated ?? row);
+        return updated;
+      });
       return view(registered ?? row);
     },
 
@@ -271,7 +311,7 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
       return { channels: (await store.list(accountId)).map(view) };
     },
 
-    async update(accountId: string, kind: ChannelKind, id: string, body: UpdateChannelBody): Promise<Channel> {
+    async update(accountId: string, kind: ChannelKind, id: string, body: UpdateChannelBody, audit: AuditContext): Promise<Channel> {
       const previous = await requireChannel(accountId, kind, id);
       await checkReferences(accountId, body);
       const changes = changesOf(body, previous);
@@ -281,14 +321,23 @@ export function createChannelsService({ store, clock, urlGuard, webhookClient, p
         changes.connectorError = null;
         changes.connectorErrorAt = null;
       }
-      const row = await store.update(accountId, id, { ...changes, updatedAt: clock.now() });
+      const row = await db.transaction(async (tx) => {
+        const updated = await storeOf(tx).update(accountId, id, { ...changes, updatedAt: clock.now() });
+        if (updated) await recorded(tx, audit, 'channel.updated', previous, updated);
+        return updated;
+      });
       if (!row) throw Errors.channelNotFound();
       return view(row);
     },
 
-    async remove(accountId: string, kind: ChannelKind, id: string): Promise<{ success: true }> {
+    async remove(accountId: string, kind: ChannelKind, id: string, audit: AuditContext): Promise<{ success: true }> {
       const row = await requireChannel(accountId, kind, id);
-      if (!(await store.delete(accountId, id))) throw Errors.channelNotFound();
+      const deleted = await db.transaction(async (tx) => {
+        const gone = await storeOf(tx).delete(accountId, id);
+        if (gone) await recorded(tx, audit, 'channel.deleted', row, undefined);
+        return gone;
+      });
+      if (!deleted) throw Errors.channelNotFound();
       // The messenger stops posting to a channel that is gone; a failure here does not keep the channel.
       if (isMessengerKind(kind) && row.credentials) {
         await messengers.unregister(kind, row.credentials).catch((error: unknown) => {

@@ -2,9 +2,9 @@
 // Secrets (webhook signing secret, model API key, every messenger credential, the widget identity secret) are
 // sealed here on the way in and opened on the way out (lib/secret-box.ts): the rest of the code sees plain
 // values, the database never does.
-import { and, asc, eq, isNotNull, notLike, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, notLike, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { channels, knowledgeBases } from '../db/schema.ts';
+import { actions, channels, knowledgeBases } from '../db/schema.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 
 export type ChannelRow = typeof channels.$inferSelect;
@@ -112,6 +112,15 @@ export function createChannelsStore(db: Executor, box: SecretBox) {
         .where(and(eq(channels.accountId, accountId), eq(channels.id, id)))
         .returning({ id: channels.id });
       return rows.length > 0;
+    },
+
+    /** Which of `ids` are the account's actions (a channel lists only its own account's). */
+    async ownActionIds(accountId: string, ids: readonly string[]): Promise<Set<string>> {
+      const rows = await db
+        .select({ id: actions.id })
+        .from(actions)
+        .where(and(eq(actions.accountId, accountId), inArray(actions.id, [...ids])));
+      return new Set(rows.map((row) => row.id));
     },
 
     async knowledgeBaseExists(accountId: string, knowledgeBaseId: string): Promise<boolean> {

@@ -22,6 +22,12 @@ export interface ChatListFilter {
    * index and the others checked per chat, so the rarest should come first.
    */
   tagIds?: readonly string[];
+  /**
+   * With tags and other filters, where the page is read from: the first tag's chats (`tag`, the default: filtered by
+   * the chat columns chat_tags copies), or the chats the other filters select, each checked for the tags (`chats`:
+   * when those are fewer than the tag's).
+   */
+  drive?: 'tag' | 'chats';
 }
 
 export interface ChatListPage {
@@ -71,16 +77,19 @@ export interface ChatListRow {
  */
 function shapeOf(filter: ChatListFilter): string {
   const tagCount = filter.tagIds?.length ?? 0;
+  // Short (a statement's name is cut at 63 bytes): t2 two tags, k kind, c channel, d/o done/open, u unread,
+  // h needs a human, n/a unassigned/a member's, w with assignees, b read from the chats.
   return [
-    tagCount === 0 ? 'all' : `tags${tagCount}`,
-    filter.channelKind === undefined ? '' : 'kind',
-    filter.channelId === undefined ? '' : 'channel',
-    filter.taskDone === undefined ? '' : filter.taskDone ? 'done' : 'open',
-    filter.unread ? 'unread' : '',
-    filter.needsHuman ? 'human' : '',
-    filter.assigneeId === undefined ? '' : filter.assigneeId === null ? 'unassigned' : 'assigned',
-    filter.withAssignee ? 'assignee' : '',
-  ].join('_');
+    tagCount === 0 ? 'all' : `t${tagCount}`,
+    filter.channelKind === undefined ? '' : 'k',
+    filter.channelId === undefined ? '' : 'c',
+    filter.taskDone === undefined ? '' : filter.taskDone ? 'd' : 'o',
+    filter.unread ? 'u' : '',
+    filter.needsHuman ? 'h' : '',
+    filter.assigneeId === undefined ? '' : filter.assigneeId === null ? 'n' : 'a',
+    filter.withAssignee ? 'w' : '',
+    tagCount > 0 && filter.drive === 'chats' ? 'b' : '',
+  ].join('');
 }
 
 /**
@@ -88,46 +97,50 @@ function shapeOf(filter: ChatListFilter): string {
  * chats (alias `f`) they number.
  */
 function chatFilterSql(filter: ChatListFilter, values: unknown[]): string {
-  const conditions = ['f.account_id = $1'];
-  const param = (value: unknown): string => `$${values.push(value)}`;
-  if (filter.channelKind !== undefined) conditions.push(`f.channel_kind = ${param(filter.channelKind)}`);
-  if (filter.channelId !== undefined) conditions.push(`f.channel_id = ${param(filter.channelId)}`);
-  if (filter.taskDone !== undefined) conditions.push(filter.taskDone ? 'f.task_done' : 'NOT f.task_done');
-  // The predicate of chats_account_unread_activity_idx (migration 0009), written the same way.
-  if (filter.unread) conditions.push('(f.unread_count > 0 OR f.custom_unread)');
-  // The predicate of chats_account_needs_human_activity_idx (migration 0021).
-  if (filter.needsHuman) conditions.push('f.needs_human');
-  // A member's chats come from chats_account_assignee_activity_idx; unassigned ones from the activity index.
-  if (filter.assigneeId === null) conditions.push('f.assignee_id IS NULL');
-  else if (filter.assigneeId !== undefined) conditions.push(`f.assignee_id = ${param(filter.assigneeId)}`);
-  return conditions.join(' AND ');
-}
-
-function hasChatFilters(filter: ChatListFilter): boolean {
-  return (
-    filter.channelKind !== undefined ||
-    filter.channelId !== undefined ||
-    filter.taskDone !== undefined ||
-    filter.unread === true ||
-    filter.needsHuman === true ||
-    filter.assigneeId !== undefined
-  );
+  return ['f.account_id = $1', ...columnConditions('f', filter, values)].join(' AND ');
 }
 
 /**
- * Chats having the first tag (`ct`, read from chat_tags_tag_activity_idx) and every other one, joined to chats only when chat columns are filtered too (tags belong to the account and
- * only its chats are tagged).
+ * The conditions of the filters besides tags on a table with the chat's columns: chats (`f`; `unread` is its
+ * expression) or a table that copies them (chat_tags, the counts: `unread` a column; assignee_id the zero uuid for
+ * nobody in the counts).
+ */
+function columnConditions(alias: string, filter: ChatListFilter, values: unknown[], counted = false): string[] {
+  const conditions: string[] = [];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  if (filter.channelKind !== undefined) conditions.push(`${alias}.channel_kind = ${param(filter.channelKind)}`);
+  if (filter.channelId !== undefined) conditions.push(`${alias}.channel_id = ${param(filter.channelId)}`);
+  if (filter.taskDone !== undefined) conditions.push(filter.taskDone ? `${alias}.task_done` : `NOT ${alias}.task_done`);
+  // On chats (`f`): the predicate of chats_account_unread_activity_idx (migration 0009), written the same way.
+  if (filter.unread) conditions.push(alias === 'f' ? '(f.unread_count > 0 OR f.custom_unread)' : `${alias}.unread`);
+  // On chats: the predicate of chats_account_needs_human_activity_idx (migration 0021).
+  if (filter.needsHuman) conditions.push(`${alias}.needs_human`);
+  // A member's chats come from chats_account_assignee_activity_idx; unassigned ones from the activity index.
+  if (filter.assigneeId === null) conditions.push(counted ? `${alias}.assignee_id = '${NOBODY}'` : `${alias}.assignee_id IS NULL`);
+  else if (filter.assigneeId !== undefined) conditions.push(`${alias}.assignee_id = ${param(filter.assigneeId)}`);
+  return conditions;
+}
+
+/** The assignee of unassigned chats in the counts (a key column cannot be null). */
+const NOBODY = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Chats having the first tag (`ct`, read from chat_tags_tag_activity_idx, which includes the chat columns chat_tags
+ * copies: no join to chats) and every other one (tags belong to the account and only its chats are tagged).
  */
 function taggedSql(filter: ChatListFilter, values: unknown[]): string {
   const [firstTag, ...otherTags] = filter.tagIds ?? [];
-  const join = hasChatFilters(filter) ? ` JOIN chats f ON f.id = ct.chat_id AND ${chatFilterSql(filter, values)}` : '';
-  let where = `ct.tag_id = $${values.push(firstTag)}`;
-  // One probe of the primary key per chat and other tag. (Forms taking all the other tags in one array parameter
-  // were planned worse: a hashed subplan reading all of chat_tags, or a row estimate so low that JIT kicked in.)
-  for (const otherTag of otherTags) {
-    where += ` AND EXISTS (SELECT FROM chat_tags x WHERE x.tag_id = $${values.push(otherTag)} AND x.chat_id = ct.chat_id)`;
-  }
-  return `FROM chat_tags ct${join} WHERE ${where}`;
+  const conditions = columnConditions('ct', filter, values);
+  conditions.push(`ct.tag_id = $${values.push(firstTag)}`);
+  return `FROM chat_tags ct WHERE ${[...conditions, ...otherTagsSql('ct.chat_id', otherTags, values)].join(' AND ')}`;
+}
+
+/**
+ * One probe of chat_tags' primary key per chat and tag. (Forms taking all the tags in one array parameter were
+ * planned worse: a hashed subplan reading all of chat_tags, or a row estimate so low that JIT kicked in.)
+ */
+function otherTagsSql(chatIdColumn: string, tagIds: readonly (string | undefined)[], values: unknown[]): string[] {
+  return tagIds.map((tagId) => `EXISTS (SELECT FROM chat_tags x WHERE x.tag_id = $${values.push(tagId)} AND x.chat_id = ${chatIdColumn})`);
 }
 
 // `DESC NULLS LAST` is how the activity indexes are built; a plain `DESC` (nulls first) could not be read from them
@@ -140,12 +153,28 @@ const NEWEST_FIRST = 'DESC NULLS LAST';
  * indexes; with tags the first tag's chat_tags_tag_activity_idx.
  */
 function pageSql(filter: ChatListFilter, values: unknown[]): string {
-  if ((filter.tagIds?.length ?? 0) === 0) {
-    return `SELECT f.id, f.last_message_at AS at FROM chats f WHERE ${chatFilterSql(filter, values)}
+  const tagIds = filter.tagIds ?? [];
+  if (tagIds.length === 0 || filter.drive === 'chats') {
+    // With tags: the chats the other filters select, in list order from their index, each checked for every tag.
+    const where = [chatFilterSql(filter, values), ...otherTagsSql('f.id', tagIds, values)].join(' AND ');
+    return `SELECT f.id, f.last_message_at AS at FROM chats f WHERE ${where}
       ORDER BY f.last_message_at ${NEWEST_FIRST}, f.id ${NEWEST_FIRST} LIMIT $2 OFFSET $3`;
   }
   return `SELECT ct.chat_id AS id, ct.last_message_at AS at ${taggedSql(filter, values)}
     ORDER BY ct.last_message_at ${NEWEST_FIRST}, ct.chat_id ${NEWEST_FIRST} LIMIT $2 OFFSET $3`;
+}
+
+/** The columns of a listed chat (`c`, its channel `ch`): a ChatListRow. */
+function listedColumns(withAssignee: boolean | undefined): string {
+  return `c.id, c.unique_id, c.channel_kind, c.channel_id, c.external_chat_id, c.dialog_name, c.last_text,
+    c.last_message_at, c.unread_count, c.custom_unread, c.task_done, c.paused, c.is_group, c.email, c.photo_url,
+    c.created_at, c.updated_at, ch.name AS channel_name,${
+      withAssignee
+        ? `\n    c.needs_human, (SELECT json_build_object('id', m.id, 'name', m.name) FROM members m WHERE m.id = c.assignee_id) AS assignee,`
+        : ''
+    }
+    (SELECT coalesce(json_agg(json_build_object('tags', json_build_object('id', t.id, 'name', t.name)) ORDER BY t.name, t.id), '[]')
+       FROM chat_tags x JOIN tags t ON t.id = x.tag_id WHERE x.chat_id = c.id) AS user_tags`;
 }
 
 /**
@@ -153,15 +182,7 @@ function pageSql(filter: ChatListFilter, values: unknown[]): string {
  * with each chat's tags.
  */
 function listText(filter: ChatListFilter, values: unknown[]): string {
-  return `SELECT c.id, c.unique_id, c.channel_kind, c.channel_id, c.external_chat_id, c.dialog_name, c.last_text,
-    c.last_message_at, c.unread_count, c.custom_unread, c.task_done, c.paused, c.is_group, c.email, c.photo_url,
-    c.created_at, c.updated_at, ch.name AS channel_name,${
-      filter.withAssignee
-        ? `\n    c.needs_human, (SELECT json_build_object('id', m.id, 'name', m.name) FROM members m WHERE m.id = c.assignee_id) AS assignee,`
-        : ''
-    }
-    (SELECT coalesce(json_agg(json_build_object('tags', json_build_object('id', t.id, 'name', t.name)) ORDER BY t.name, t.id), '[]')
-       FROM chat_tags x JOIN tags t ON t.id = x.tag_id WHERE x.chat_id = c.id) AS user_tags
+  return `SELECT ${listedColumns(filter.withAssignee)}
   FROM (${pageSql(filter, values)}) page
   JOIN chats c ON c.id = page.id AND c.account_id = $1
   JOIN channels ch ON ch.id = c.channel_id
@@ -177,23 +198,38 @@ function countedText(filter: ChatListFilter, values: unknown[]): string {
   return `SELECT coalesce(sum(${column}), 0)::int AS value FROM chat_counts WHERE ${conditions.join(' AND ')}`;
 }
 
+/** The number of the account's chats matching filters besides tags, summed from chat_inbox_counts. */
+function inboxCountedText(filter: ChatListFilter, values: unknown[]): string {
+  const conditions = ['k.account_id = $1', ...columnConditions('k', filter, values, true)];
+  return `SELECT coalesce(sum(k.chats), 0)::int AS value FROM chat_inbox_counts k WHERE ${conditions.join(' AND ')}`;
+}
+
+/**
+ * The number of chats having each tag and matching the other filters, summed from chat_tag_counts; the least of
+ * them (with one tag its exact count; with several at least the chats having all, at most those having any: the
+ * spec's `count`).
+ */
+function tagCountedText(filter: ChatListFilter, values: unknown[]): string {
+  const conditions = columnConditions('k', filter, values, true);
+  const tags = (filter.tagIds ?? []).map((tagId) => `$${values.push(tagId)}::uuid`);
+  return `SELECT min(coalesce(counted.chats, 0))::int AS value
+    FROM unnest(ARRAY[${tags.join(', ')}]) tag(id)
+    LEFT JOIN LATERAL (SELECT sum(k.chats) AS chats FROM chat_tag_counts k WHERE ${['k.tag_id = tag.id', ...conditions].join(' AND ')}) counted ON true`;
+}
+
 /** Filters on more tags than this are rare: their texts are sent unnamed rather than kept by every connection. */
 const MAX_NAMED_TAGS = 4;
 
 /** Fixed texts, one per statement kind and filter shape, made at the first use of the shape. */
 const texts = new Map<string, string>();
 
-/** The values of the filters present, in the order every text numbers them: kind, channel, first tag, other tags. */
+/** The values of the filters present, in the order every text numbers them: kind, channel, assignee, the tags. */
 function filterValues(filter: ChatListFilter): unknown[] {
-  const [firstTag, ...otherTags] = filter.tagIds ?? [];
   const values: unknown[] = [];
-  if (firstTag === undefined || hasChatFilters(filter)) {
-    if (filter.channelKind !== undefined) values.push(filter.channelKind);
-    if (filter.channelId !== undefined) values.push(filter.channelId);
-    if (typeof filter.assigneeId === 'string') values.push(filter.assigneeId);
-  }
-  if (firstTag !== undefined) values.push(firstTag);
-  values.push(...otherTags);
+  if (filter.channelKind !== undefined) values.push(filter.channelKind);
+  if (filter.channelId !== undefined) values.push(filter.channelId);
+  if (typeof filter.assigneeId === 'string') values.push(filter.assigneeId);
+  values.push(...(filter.tagIds ?? []));
   return values;
 }
 
@@ -227,7 +263,22 @@ export function countedStatement(filter: Omit<ChatListFilter, 'tagIds'>): Prepar
   return statement('counted', { ...filter, tagIds: [] }, [filter.accountId], countedText);
 }
 
+/** The count of the Inbox's filters without tags from chat_inbox_counts (exported for the plans test). */
+export function inboxCountedStatement(filter: ChatListFilter): PreparedQuery {
+  return statement('inboxcounted', { ...filter, tagIds: [], withAssignee: false, drive: undefined }, [filter.accountId], inboxCountedText);
+}
+
+/** The count of tags with other filters from chat_tag_counts (exported for the plans test). */
+export function tagCountedStatement(filter: ChatListFilter): PreparedQuery {
+  return statement('tagcounted', { ...filter, withAssignee: false, drive: undefined }, [], tagCountedText);
+}
+
 const FIND_TAGS = `SELECT id, name, chat_count AS "chatCount" FROM tags WHERE account_id = $1 AND name = ANY($2::text[])`;
+
+/** Chats of the account by id, as the Inbox's list shows them (the live stream's chats). */
+const LISTED_BY_ID = `SELECT ${listedColumns(true)}
+  FROM chats c JOIN channels ch ON ch.id = c.channel_id
+  WHERE c.account_id = $1 AND c.id = ANY($2::uuid[])`;
 
 export function createChatsStore(db: Executor) {
   const one = async (query: PreparedQuery): Promise<number> => (await preparedRows<{ value: number }>(db, query))[0]?.value ?? 0;
@@ -242,16 +293,14 @@ export function createChatsStore(db: Executor) {
       return one(countedStatement(filter));
     },
 
-    /** Unread chats matching the filters without tags, counted from the partial unread index. */
-    async countUnread(filter: ChatListFilter): Promise<number> {
-      const unread = { ...filter, unread: true, tagIds: [] };
-      return one(statement('unread', unread, [filter.accountId], (f, values) => `SELECT count(*)::int AS value FROM chats f WHERE ${chatFilterSql(f, values)}`));
+    /** Chats matching the filters besides tags, summed from chat_inbox_counts (a few rows per account and key). */
+    async countInbox(filter: ChatListFilter): Promise<number> {
+      return one(inboxCountedStatement(filter));
     },
 
-    /** Chats matching chat filters without tags (assignee, needs a human: chat_counts do not count by them), one by one. */
-    async countFiltered(filter: ChatListFilter): Promise<number> {
-      const untagged = { ...filter, tagIds: [], withAssignee: false };
-      return one(statement('filtered', untagged, [filter.accountId], (f, values) => `SELECT count(*)::int AS value FROM chats f WHERE ${chatFilterSql(f, values)}`));
+    /** Chats having the tags and matching the other filters, summed per tag from chat_tag_counts (the least of them). */
+    async countTagged(filter: ChatListFilter): Promise<number> {
+      return one(tagCountedStatement(filter));
     },
 
     /** The id and name of an active member of the account (an assignee); undefined when there is none such. */
@@ -269,9 +318,10 @@ export function createChatsStore(db: Executor) {
       return row;
     },
 
-    /** Chats matching tags and chat filters together, counted one by one from the first tag's chats. */
-    async countMatching(filter: ChatListFilter): Promise<number> {
-      return one(statement('matching', filter, [filter.accountId], (f, values) => `SELECT count(*)::int AS value ${taggedSql(f, values)}`));
+    /** These chats of the account (ids of other accounts' or deleted chats are absent), with assignee and `needs_human`. */
+    async listedByIds(accountId: string, chatIds: readonly string[]): Promise<ChatListRow[]> {
+      if (chatIds.length === 0) return [];
+      return preparedRows<ChatListRow>(db, { name: 'chats_listed_by_id', text: LISTED_BY_ID, values: [accountId, [...chatIds]] });
     },
 
     /** The tags of these chats, by name: one query for a whole page rather than one per chat. */

@@ -1,15 +1,16 @@
-// Chats: the public API's list, read/unread, done/undone (the change itself a job) and ban; the console's Inbox
-// uses the same service.
+// Chats: the public API's list, read/unread, done/undone (the change itself a job) and ban, and the console's Inbox
+// of the account's chats through the same service.
 import type { Kernel } from '../kernel/kernel.ts';
-import type { CrmSyncHook } from '../crm/crm-service.ts';
+import type { ChannelStores } from '../channels/channel-cache.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
-import { registerChatRoutes } from '../http/public/chats-routes.ts';
-import type { FeatureModule } from '../module.ts';
-import { createChatsService } from './chats-service.ts';
+import { registerChatRoutes } from './chats-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
+import { createChatsService, type CrmSyncHook } from './chats-service.ts';
 import { createChatsStore } from './chats-store.ts';
+import { registerInboxRoutes } from './inbox-routes.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
-export type ChatsShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'db' | 'jobs'>;
+export type ChatsShared = Pick<Kernel, 'clock' | 'db' | 'jobs'> & ChannelStores;
 
 export function createChatsModule(core: ChatsShared, deps: { eventsCommitted: EventsCommitted; crmSync: CrmSyncHook }) {
   const chats = createChatsService({
@@ -24,5 +25,9 @@ export function createChatsModule(core: ChatsShared, deps: { eventsCommitted: Ev
   core.jobs.handle('chat.setTaskStatus', async ({ accountId, chatId, done }) => {
     await chats.applyTaskStatus(accountId, chatId, done, { type: 'api', operatorEmail: null });
   });
-  return { chats, publicRoutes: (api) => registerChatRoutes(api, chats) } satisfies FeatureModule & Record<string, unknown>;
+  return {
+    chats,
+    publicRoutes: (api) => registerChatRoutes(api, chats),
+    consoleRoutes: (api) => registerInboxRoutes(api, chats),
+  } satisfies FeatureModule & Record<string, unknown>;
 }

@@ -18,6 +18,7 @@ const USAGE = `usage: npm run -s admin -- <command> [options]     (--help: this 
   set-subscription --account ID --active true|false
   list-members     --account ID
   remove-member    --member ID                     (every session of theirs ends at once; not the owner)
+  reset-password   --email E                       (a one-time link to set that member's password, valid 1 h)
   backup           --out FILE                      (embedded database and DATA_DIR's files; a new file)
   restore          --in FILE                       (into an empty or new DATA_DIR; no server running on it)
   migrate                                          (DATABASE_URL's migrations, then exit; servers also migrate at start)
@@ -118,6 +119,9 @@ async function main(): Promise<void> {
       break;
     case 'list-members':
       request = { method: 'GET', path: `/accounts/${encodeURIComponent(required(values.account, 'account'))}/members` };
+      break;
+    case 'reset-password':
+      request = { method: 'POST', path: '/password-resets', body: { email: required(values.email, 'email') } };
       break;
     case 'remove-member':
       request = { method: 'DELETE', path: `/members/${encodeURIComponent(required(values.member, 'member'))}` };

@@ -31,6 +31,7 @@ export interface RollupRow {
   unanswered: number;
   endedHandedOff: number;
   answeredAfterChoice: number;
+  resolvedWithAction: number;
   reasonModel: number;
   reasonCustomerRequest: number;
   reasonFallbacks: number;
@@ -85,7 +86,25 @@ export interface LedgerRow {
   assigneeName: string | null;
   csat: number | null;
   messages: number;
+  /** While open: what has happened so far (contracts' OPEN_STATES); null once ended. */
+  state: string | null;
+  /** While open: when the account's quiet time ends it if the customer writes no more; null once ended. */
+  endsAt: Date | null;
 }
+
+/**
+ * An open conversation's state (contracts' OPEN_STATES) from its counters and its chat: the team has it when the chat
+ * needs a person, it was handed off with no member reply, or the customer wrote last to a chat whose agent is paused
+ * or where a member replied; a reply last waits for the customer (a member's, or the agent's greeting, fallback or
+ * menu), unless the agent's answer is what happened (answered_by_agent); nothing answered yet is new.
+ */
+const OPEN_STATE = sql`case when c.ended_at is not null then null
+  when ch.needs_human or (c.handed_off_at is not null and not c.team_replied) then 'waiting_for_team'
+  when c.last_customer_message_at >= c.last_message_at then
+    case when ch.paused or c.team_replied then 'waiting_for_team' when c.agent_answers > 0 then 'answered_by_agent' else 'new' end
+  when c.team_replied then 'waiting_for_customer'
+  when c.agent_answers > 0 then 'answered_by_agent'
+  else 'waiting_for_customer' end`;
 
 /** A conversation ended by the sweep (the widget and messengers then ask for a rating). */
 export interface EndedConversation {
@@ -141,6 +160,7 @@ const FIGURES: Record<LedgerFigure, SQL> = {
   team_response: sql`c.first_team_response_seconds is not null`,
   ended: sql`c.outcome is not null`,
   after_choice: sql`c.answered_after_choice > 0`,
+  with_action: sql`c.outcome = 'resolved_by_agent' and c.action_answers > 0`,
 };
 
 /** A stored histogram as `<first bucket>:<counts>` (`49:1,0,3`), null when empty (duration-histogram.ts reads it). */
@@ -157,7 +177,7 @@ export function createConversationsStore(db: Executor) {
                  d.resolved_by_agent as "resolvedByAgent", d.resolved_by_agent_confirmed as "resolvedByAgentConfirmed",
                  d.resolved_by_agent_durable as "resolvedByAgentDurable", d.resolved_by_team as "resolvedByTeam",
                  d.handed_off as "handedOff", d.unanswered, d.ended_handed_off as "endedHandedOff",
-                 d.answered_after_choice as "answeredAfterChoice", d.reason_model as "reasonModel",
+                 d.answered_after_choice as "answeredAfterChoice", d.resolved_with_action as "resolvedWithAction", d.reason_model as "reasonModel",
                  d.reason_customer_request as "reasonCustomerRequest", d.reason_fallbacks as "reasonFallbacks",
                  d.csat_count as "csatCount", d.csat_sum as "csatSum", d.csat_agent_count as "csatAgentCount",
                  d.csat_agent_sum as "csatAgentSum", d.csat_team_count as "csatTeamCount", d.csat_team_sum as "csatTeamSum",
@@ -290,8 +310,12 @@ export function createConversationsStore(db: Executor) {
                    c.started_at as "startedAt", c.ended_at as "endedAt", c.outcome, c.confirmed, c.durable,
                    c.handoff_reason as "handoffReason", c.first_agent_response_seconds as "firstAgentResponseSeconds",
                    c.first_team_response_seconds as "firstTeamResponseSeconds", c.assignee_id as "assigneeId",
-                   coalesce(m.name, m.email) as "assigneeName", c.csat_rating as csat, c.messages
+                   coalesce(m.name, m.email) as "assigneeName", c.csat_rating as csat, c.messages,
+                   ${OPEN_STATE} as state,
+                   case when c.ended_at is null
+                        then c.last_customer_message_at + make_interval(mins => a.resolution_quiet_minutes) end as "endsAt"
             from conversations c join chats ch on ch.id = c.chat_id
+            join accounts a on a.id = c.account_id
             left join members m on m.id = c.assignee_id
             where ${scopeWhere(scope)} ${outcome} ${only} ${after}
             order by c.started_at desc, c.id desc
@@ -314,6 +338,8 @@ export function createConversationsStore(db: Executor) {
         assigneeName: (row.assigneeName as string | null) ?? null,
         csat: num(row.csat),
         messages: Number(row.messages),
+        state: (row.state as string | null) ?? null,
+        endsAt: row.endsAt === null || row.endsAt === undefined ? null : new Date(row.endsAt as string),
       }));
     },
 
@@ -341,7 +367,7 @@ export function createConversationsStore(db: Executor) {
               on conflict (outcome, shard) do update set total = t.total + excluded.total
               returning 1)
             select e.id, e.account_id as "accountId", e.chat_id as "chatId", e.channel_id as "channelId", e.outcome,
-                   -- A widget chat's frames hear of it (CSAT): the widget's live signal (channels/widget/typing.ts).
+                   -- A widget chat's frames hear of it (CSAT): the widget's live signal (events/typing.ts).
                    case when ch.channel_kind = 'widget'
                         then pg_notify('parley_widget_typing', json_build_object('c', ch.channel_id, 'x', ch.external_chat_id, 'e', true)::text)
                    end as notified
@@ -461,6 +487,25 @@ export function createConversationsStore(db: Executor) {
         sql`select resolution_quiet_minutes as minutes from accounts where id = ${accountId}`,
       );
       return row?.minutes;
+    },
+
+    async retentionDays(accountId: string): Promise<number | null> {
+      const [row] = await queryRows<{ days: number | null }>(db, sql`select retention_days as days from accounts where id = ${accountId}`);
+      return row?.days ?? null;
+    },
+
+    async setRetentionDays(accountId: string, days: number | null): Promise<void> {
+      await db.execute(sql`update accounts set retention_days = ${days}, updated_at = now() where id = ${accountId}`);
+    },
+
+    /** Whether the account requires two-factor sign-in of every member (issue #45). */
+    async requireTwoFactor(accountId: string): Promise<boolean> {
+      const [row] = await queryRows<{ required: boolean }>(db, sql`select require_two_factor as required from accounts where id = ${accountId}`);
+      return row?.required ?? false;
+    },
+
+    async setRequireTwoFactor(accountId: string, required: boolean): Promise<void> {
+      await db.execute(sql`update accounts set require_two_factor = ${required}, updated_at = now() where id = ${accountId}`);
     },
 
     async setQuietMinutes(accountId: string, minutes: number): Promise<void> {

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { Workers } from '../module.ts';
+import type { Workers } from '../kernel/module.ts';
 import { createConversationsStore, type EndedConversation } from './conversations-store.ts';
 
 export const CONVERSATION_SWEEP_MS = 60_000;

@@ -6,7 +6,7 @@
 // the question, is that conversation's rating: stored as a customer message marked `csat`, which the conversation
 // trigger and the agent skip (no new conversation, no reply, no new_messages event).
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
-import type { CustomerDelivery } from '../channels/customer-delivery.ts';
+import type { CustomerDelivery } from '../messages/customer-delivery.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
 import { createChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';

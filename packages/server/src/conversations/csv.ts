@@ -2,6 +2,7 @@
 // comma or line break quoted, quotes doubled) with spreadsheet formula injection guarded: a text cell starting with
 // = + - @ (or a tab or carriage return) gets a leading apostrophe, so a customer's name is never run as a formula.
 import type { LedgerConversation } from '@parley/contracts';
+import { csvCell } from '../lib/csv.ts';
 
 export const LEDGER_CSV_COLUMNS = [
   'id',
@@ -19,15 +20,9 @@ export const LEDGER_CSV_COLUMNS = [
   'assignee',
   'csat',
   'messages',
+  'state',
+  'endsAt',
 ] as const;
-
-/** One cell: empty for null, numbers as they are, text guarded against formulas and quoted when it must be. */
-export function csvCell(value: string | number | boolean | null): string {
-  if (value === null) return '';
-  if (typeof value !== 'string') return String(value);
-  const guarded = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
-}
 
 export function csvHeader(): string {
   return `${LEDGER_CSV_COLUMNS.join(',')}\r\n`;
@@ -50,6 +45,8 @@ export function csvRow(row: LedgerConversation): string {
     row.assignee?.name ?? null,
     row.csat,
     row.messages,
+    row.state,
+    row.endsAt,
   ];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }

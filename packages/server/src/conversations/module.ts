@@ -1,17 +1,18 @@
 // Outcomes and reports: conversations kept by triggers (migration 0027), ended by quiet time by the sweep, read by
 // the reports.
 import type { Kernel } from '../kernel/kernel.ts';
-import { registerReportRoutes } from '../http/console/report-routes.ts';
-import type { FeatureModule } from '../module.ts';
+import type { ChannelStores } from '../channels/channel-cache.ts';
+import { registerReportRoutes } from './report-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 import { createConversationsStore } from './conversations-store.ts';
 import { createConversationsSweep } from './conversations-sweep.ts';
 import { createCsat } from './csat.ts';
 import { createMessengerCsat } from './csat-messenger.ts';
-import type { CustomerDelivery } from '../channels/customer-delivery.ts';
+import type { CustomerDelivery } from '../messages/customer-delivery.ts';
 import { createReportsService } from './reports-service.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
-export type ConversationsShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'db' | 'jobs' | 'logger'>;
+export type ConversationsShared = Pick<Kernel, 'clock' | 'db' | 'jobs' | 'logger'> & ChannelStores;
 
 export function createConversationsModule(core: ConversationsShared, options: { sweepMs?: number; customerDelivery?: CustomerDelivery; eventsCommitted?: () => void } = {}) {
   const reports = createReportsService({ db: core.db });

@@ -5,11 +5,13 @@ import {
   REPORT_RANGE_DAYS_MAX,
   RESOLUTION_QUIET_MINUTES_DEFAULT,
   type AccountSettings,
+  type MemberRole,
   type LedgerConversation,
   type LedgerFigure,
   type ReportSummary,
 } from '@parley/contracts';
 import type { Database } from '../db/client.ts';
+import { diffChanges, recordAudit, type AuditContext } from '../audit/audit-record.ts';
 import { Errors } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import { createConversationsStore, type LedgerRow, type ReportScope } from './conversations-store.ts';
@@ -25,7 +27,7 @@ export interface ReportQuery {
 }
 
 /** A YYYY-MM-DD that names a real UTC day (2026-02-30 does not). */
-function dayOf(value: string, field: string): Date {
+export function dayOf(value: string, field: string): Date {
   const date = new Date(`${value}T00:00:00.000Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
     throw Errors.reportDateInvalid(field);
@@ -77,6 +79,16 @@ export function ledgerItem(row: LedgerRow): LedgerConversation {
     assignee: row.assigneeId ? { id: row.assigneeId, name: row.assigneeName ?? '' } : null,
     csat: row.csat,
     messages: row.messages,
+    state: row.state as LedgerConversation['state'],
+    endsAt: row.endsAt?.toISOString() ?? null,
+  };
+}
+
+async function settingsOf(store: ReturnType<typeof createConversationsStore>, accountId: string): Promise<AccountSettings> {
+  return {
+    resolutionQuietMinutes: (await store.quietMinutes(accountId)) ?? RESOLUTION_QUIET_MINUTES_DEFAULT,
+    retentionDays: await store.retentionDays(accountId),
+    requireTwoFactor: await store.requireTwoFactor(accountId),
   };
 }
 
@@ -142,12 +154,25 @@ export function createReportsService({ db }: { db: Database }) {
     },
 
     async settings(accountId: string): Promise<AccountSettings> {
-      return { resolutionQuietMinutes: (await store.quietMinutes(accountId)) ?? RESOLUTION_QUIET_MINUTES_DEFAULT };
+      return settingsOf(store, accountId);
     },
 
-    async updateSettings(accountId: string, change: Partial<AccountSettings>): Promise<AccountSettings> {
-      if (change.resolutionQuietMinutes !== undefined) await store.setQuietMinutes(accountId, change.resolutionQuietMinutes);
-      return this.settings(accountId);
+    /** `requireTwoFactor` is the owner's alone (403 for an admin, nothing changed); the change is audited. */
+    async updateSettings(accountId: string, role: MemberRole, change: Partial<AccountSettings>, audit: AuditContext): Promise<AccountSettings> {
+      if (change.requireTwoFactor !== undefined && role !== 'owner') throw Errors.forbiddenForRole();
+      return db.transaction(async (tx) => {
+        const txStore = createConversationsStore(tx);
+        const before = await settingsOf(txStore, accountId);
+        if (change.resolutionQuietMinutes !== undefined) await txStore.setQuietMinutes(accountId, change.resolutionQuietMinutes);
+        if (change.retentionDays !== undefined) await txStore.setRetentionDays(accountId, change.retentionDays);
+        if (change.requireTwoFactor !== undefined) await txStore.setRequireTwoFactor(accountId, change.requireTwoFactor);
+        const after = await settingsOf(txStore, accountId);
+        const changes = diffChanges(before, after);
+        if (Object.keys(changes).length > 0) {
+          await recordAudit(tx, audit, { accountId, kind: 'account.settings_updated', target: { type: 'account', id: accountId, name: null }, changes });
+        }
+        return after;
+      });
     },
   };
 }

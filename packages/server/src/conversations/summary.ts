@@ -67,7 +67,7 @@ export function composeSummary(scope: ReportScope, parts: SummaryParts): ReportS
   const channels = new Map<string, Breakdown>();
   const t = {
     ended: 0, resolvedByAgent: 0, resolvedByAgentConfirmed: 0, resolvedByAgentDurable: 0, resolvedByTeam: 0, handedOff: 0,
-    unanswered: 0, endedHandedOff: 0, answeredAfterChoice: 0, reasonModel: 0, reasonCustomerRequest: 0, reasonFallbacks: 0,
+    unanswered: 0, endedHandedOff: 0, answeredAfterChoice: 0, resolvedWithAction: 0, reasonModel: 0, reasonCustomerRequest: 0, reasonFallbacks: 0,
     csatAgentCount: 0, csatAgentSum: 0, csatTeamCount: 0, csatTeamSum: 0,
   };
   const keys = Object.keys(t) as (keyof typeof t)[];
@@ -107,6 +107,7 @@ export function composeSummary(scope: ReportScope, parts: SummaryParts): ReportS
       open,
     },
     answeredAfterChoice: t.answeredAfterChoice,
+    resolvedWithAction: t.resolvedWithAction,
     agentResolutionRate: rate(t.resolvedByAgent, t.ended),
     handoffRate: rate(t.endedHandedOff, t.ended),
     handoffReasons: { model: t.reasonModel, customer_request: t.reasonCustomerRequest, fallbacks: t.reasonFallbacks },

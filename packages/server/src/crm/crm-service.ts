@@ -12,7 +12,7 @@ import { CrmError, type CrmConnector } from './connectors/connector.ts';
 import type { CrmConnectionRow, CrmLinkView } from './crm-store.ts';
 import { createCrmSync, type CrmSyncDeps } from './crm-sync.ts';
 
-export { CRM_SYNC_RETRY, TRANSCRIPT_MAX_MESSAGES, type CrmSyncHook, type CrmSyncPayload } from './crm-sync.ts';
+export { CRM_SYNC_RETRY, TRANSCRIPT_MAX_MESSAGES, type CrmSyncPayload } from './crm-sync.ts';
 
 /** The service's dependencies are the sync's (crm-sync.ts): it needs them all. */
 export type CrmServiceDeps = CrmSyncDeps;

@@ -30,11 +30,6 @@ export interface CrmSyncPayload {
   chatId: string;
 }
 
-/** What a task status change needs of the CRM side: its syncs, in the change's own transaction. */
-export interface CrmSyncHook {
-  enqueue(tx: Executor, chat: ChatRow): Promise<void>;
-}
-
 const credentialsOf = (connection: CrmConnectionRow): CrmCredentials => ({
   token: connection.token,
   companyDomain: connection.companyDomain,

@@ -2,15 +2,16 @@
 import { createChatsStore } from '../chats/chats-store.ts';
 import { DEFAULT_CRM_APIS } from '../config.ts';
 import type { Kernel } from '../kernel/kernel.ts';
-import { registerCrmRoutes } from '../http/console/crm-routes.ts';
+import type { ChannelStores } from '../channels/channel-cache.ts';
+import { registerCrmRoutes } from './crm-routes.ts';
 import { createMessagesStore } from '../messages/messages-store.ts';
-import type { FeatureModule } from '../module.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 import { createCrmConnectors } from './connectors/index.ts';
 import { createCrmService, CRM_SYNC_RETRY } from './crm-service.ts';
 import { createCrmStore } from './crm-store.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
-export type CrmShared = Pick<Kernel, 'apiHttp' | 'channelsStoreOf' | 'clock' | 'db' | 'jobs' | 'logger' | 'secretBox'>;
+export type CrmShared = Pick<Kernel, 'apiHttp' | 'clock' | 'db' | 'jobs' | 'logger' | 'secretBox'> & ChannelStores;
 
 export function createCrmModule(core: CrmShared, options: { apis?: typeof DEFAULT_CRM_APIS }) {
   const crm = createCrmService({

@@ -12,6 +12,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  type AnyPgColumn,
   primaryKey,
   real,
   smallint,
@@ -35,10 +36,67 @@ export const accounts = pgTable(
     alertWebhookUrl: text('alert_webhook_url'),
     /** A conversation ends after this many minutes without a customer message (1–10080; migration 0027). */
     resolutionQuietMinutes: integer('resolution_quiet_minutes').notNull().default(1440),
+    /** Conversations ended more than this many days ago are deleted with their messages and files (7–3650); null: kept. */
+    retentionDays: integer('retention_days'),
+    /** Every member signs in with a second factor; one without it gets a session that can only set it up (issue #45). */
+    requireTwoFactor: boolean('require_two_factor').notNull().default(false),
+    /** The account's sign-in page is `/login/<slug>` (issue #45, single sign-on): made at random, read-only. */
+    slug: text('slug').notNull().default(sql`substr(md5(random()::text || clock_timestamp()::text), 1, 12)`),
+    /** Auto-assignment (issue #44, migration 0040): `off`, `round_robin` or `least_busy`. */
+    assignmentMode: text('assignment_mode').notNull().default('off'),
+    /** Open assigned chats per member (1–100) unless the member has a capacity of their own. */
+    assignmentCapacity: integer('assignment_capacity').notNull().default(10),
+    /** Only members whose availability is `available` get chats. */
+    assignmentOnlyAvailable: boolean('assignment_only_available').notNull().default(true),
+    /** Team hours `{ timezone, weekly }`; null (or a null weekly): always open. */
+    teamHours: jsonb('team_hours').$type<StoredTeamHours>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('accounts_email_key').on(t.email)],
+  (t) => [
+    uniqueIndex('accounts_email_key').on(t.email),
+    uniqueIndex('accounts_slug_key').on(t.slug),
+    check('accounts_retention_days_check', sql`${t.retentionDays} between 7 and 3650`),
+    check('accounts_assignment_mode_check', sql`${t.assignmentMode} in ('off', 'round_robin', 'least_busy')`),
+    check('accounts_assignment_capacity_check', sql`${t.assignmentCapacity} between 1 and 100`),
+  ],
+);
+
+/**
+ * An account's single sign-on with OpenID Connect (issue #45, item 2): its provider, client (the secret sealed with
+ * SECRETS_KEY), button, who may join, and whether passwords still sign in members other than the owner.
+ */
+export const accountSso = pgTable(
+  'account_sso',
+  {
+    accountId: uuid('account_id')
+      .primaryKey()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** null: single sign-on is off. */
+    issuer: text('issuer'),
+    clientId: text('client_id'),
+    clientSecret: text('client_secret'),
+    buttonName: text('button_name').notNull().default('SSO'),
+    /** Lower-cased e-mail domains whose unknown e-mails join with `defaultRole`. */
+    allowedDomains: jsonb('allowed_domains').$type<string[]>().notNull().default([]),
+    defaultRole: text('default_role').notNull().default('agent'),
+    passwordLogin: boolean('password_login').notNull().default(true),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check('account_sso_default_role_check', sql`${t.defaultRole} in ('admin', 'agent')`)],
+);
+
+/** The e-mails of removed members: single sign-on lets them join again only by a new invitation (not by a domain). */
+export const ssoRemovedMembers = pgTable(
+  'sso_removed_members',
+  {
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    removedAt: timestamp('removed_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.email] })],
 );
 
 /**
@@ -66,6 +124,8 @@ export const members = pgTable(
     /** SHA-256 of the invitation link's token, hex; the token itself is never stored. Kept once used (400 "used"). */
     inviteTokenHash: text('invite_token_hash'),
     inviteExpiresAt: timestamp('invite_expires_at', { withTimezone: true, precision: 3 }),
+    /** The invitation link's token sealed with SECRETS_KEY (lib/secret-box.ts), to show the link again; null once accepted. */
+    inviteTokenSealed: text('invite_token_sealed'),
     /** The member's language in the web account. */
     language: text('language').notNull().default('en'),
     /** E-mail alerts: `off`, `handoffs` or `mine`; null: the role's default (`handoffs` for owner and admins, `mine` for agents). */
@@ -75,6 +135,23 @@ export const members = pgTable(
     /** SHA-256 of a forgotten-password link's token (hex), cleared when used; the token itself is never stored. */
     resetTokenHash: text('reset_token_hash'),
     resetExpiresAt: timestamp('reset_expires_at', { withTimezone: true, precision: 3 }),
+    /** The TOTP secret (base32) sealed with SECRETS_KEY while two-factor sign-in is on; null: off (issue #45). */
+    twoFactorSecret: text('two_factor_secret'),
+    /** A secret set up but not yet confirmed by a code (sealed). */
+    twoFactorPendingSecret: text('two_factor_pending_secret'),
+    /** The last TOTP time step accepted: a code is accepted once. */
+    twoFactorLastStep: integer('two_factor_last_step'),
+    /** SHA-256 (hex) of each unused recovery code; a used one is removed. */
+    twoFactorRecoveryHashes: jsonb('two_factor_recovery_hashes').$type<string[]>().notNull().default([]),
+    twoFactorEnabledAt: timestamp('two_factor_enabled_at', { withTimezone: true, precision: 3 }),
+    /** `available` or `away` (issue #44, migration 0040): auto-assignment gives chats to available members. */
+    availability: text('availability').notNull().default('available'),
+    /** The member becomes `away` when their last web-account tab closes. */
+    awayWhenOffline: boolean('away_when_offline').notNull().default(false),
+    /** Open assigned chats this member takes (1–100); null: the account's capacity. */
+    capacity: integer('capacity'),
+    /** When auto-assignment last gave this member a chat (round robin: the least recent first). */
+    lastAssignedAt: timestamp('last_assigned_at', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -87,7 +164,57 @@ export const members = pgTable(
     check('members_role_check', sql`${t.role} in ('owner', 'admin', 'agent')`),
     check('members_status_check', sql`${t.status} in ('active', 'invited')`),
     check('members_notify_email_check', sql`${t.notifyEmail} in ('off', 'handoffs', 'mine')`),
+    check('members_availability_check', sql`${t.availability} in ('available', 'away')`),
+    check('members_capacity_check', sql`${t.capacity} between 1 and 100`),
   ],
+);
+
+/**
+ * Each sign-in of a member (a bearer token or a web-account cookie carries its id): listed on Profile and ended one
+ * by one (issue #45). Honoured while the member's session version is the one it was made with and it has not expired.
+ */
+export const memberSessions = pgTable(
+  'member_sessions',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    memberId: uuid('member_id')
+      .notNull()
+      .references(() => members.id, { onDelete: 'cascade' }),
+    sessionVersion: integer('session_version').notNull(),
+    userAgent: text('user_agent').notNull(),
+    address: text('address').notNull(),
+    createdAt: createdAt(),
+    /** Written at most once a minute per session. */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, precision: 3 }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    /** Signed in without a second factor the account requires: only setting it up is allowed (issue #45). */
+    twoFactorSetupOnly: boolean('two_factor_setup_only').notNull().default(false),
+  },
+  (t) => [index('member_sessions_member_id_idx').on(t.memberId)],
+);
+
+/**
+ * The second step of a sign-in with two-factor sign-in on (issue #45): the password was right; the challenge (stored
+ * as its SHA-256) and a code give a session. Lasts 5 minutes, is used once, and ends after 5 wrong codes.
+ */
+export const loginChallenges = pgTable(
+  'login_challenges',
+  {
+    id: uuid('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    memberId: uuid('member_id')
+      .notNull()
+      .references(() => members.id, { onDelete: 'cascade' }),
+    /** `token` (POST /auth/login) or `session` (the web account's cookie, POST /auth/session). */
+    kind: text('kind').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [uniqueIndex('login_challenges_token_hash_key').on(t.tokenHash), index('login_challenges_member_id_idx').on(t.memberId)],
 );
 
 export const apiKeys = pgTable(
@@ -136,6 +263,12 @@ export type StoredAgentEngine =
 export interface StoredWorkingHours {
   timeZone: string;
   intervals: { day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'; from: string; to: string }[];
+}
+
+/** An account's team hours as stored (issue #44): each weekday's [from, to] HH:MM ranges, local to `timezone`; null weekly: always open. */
+export interface StoredTeamHours {
+  timezone: string;
+  weekly: Record<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun', [string, string][]> | null;
 }
 
 /** A widget channel's settings as stored (console contract `WidgetSettings`, secret apart). */
@@ -196,6 +329,8 @@ export const knowledgeEntries = pgTable(
     source: text('source').notNull().default('manual'),
     /** The disliked agent reply a correction came from. */
     messageId: text('message_id'),
+    /** No-model path: the action run when the entry matches, instead of sending its answer (migration 0031). */
+    actionId: uuid('action_id').references((): AnyPgColumn => actions.id, { onDelete: 'set null' }),
     /** Question and synonyms (weight A) and answer (weight B) in the base's text-search configuration; set by the store. */
     search: tsvector('search').notNull(),
     /** Sentence vectors of the question and each synonym, one after the other; null until computed (a job). */
@@ -226,10 +361,26 @@ export const knowledgeLearnedQuestions = pgTable(
     /** The text normalized (knowledge/normalize.ts): the same phrasing picked again counts once more. */
     textKey: text('text_key').notNull(),
     picks: integer('picks').notNull().default(1),
+    /** When the team kept it (it is then one of the entry's synonyms, answered directly only while unambiguous). */
+    keptAt: timestamp('kept_at', { precision: 3, withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('knowledge_learned_questions_entry_key').on(t.entryId, t.textKey)],
+  (t) => [uniqueIndex('knowledge_learned_questions_entry_key').on(t.entryId, t.textKey), index('knowledge_learned_questions_text_key_idx').on(t.textKey)],
+);
+
+/** The chats whose customer chose the entry for the phrasing (how many different customers did). */
+export const knowledgeLearnedQuestionChats = pgTable(
+  'knowledge_learned_question_chats',
+  {
+    learnedQuestionId: uuid('learned_question_id')
+      .notNull()
+      .references(() => knowledgeLearnedQuestions.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.learnedQuestionId, t.chatId] }), index('knowledge_learned_question_chats_chat_id_idx').on(t.chatId)],
 );
 
 /** A file uploaded to a knowledge base (PDF, DOCX, Markdown, plain text, HTML), parsed into passages by a job. */
@@ -320,6 +471,8 @@ export const channels = pgTable(
     clarifyChoices: integer('clarify_choices').notNull().default(3),
     /** The sentence before the options; null: a default sentence in the channel's aiLang. */
     clarifyPrompt: text('clarify_prompt'),
+    /** The account's actions the channel's agent may use (migration 0031; an action's delete takes its id out). */
+    actionIds: uuid('action_ids').array().notNull().default(sql`'{}'::uuid[]`),
     /** The messenger connector's last error (a refused send, a failed download), shown in the console. */
     connectorError: text('connector_error'),
     connectorErrorAt: timestamp('connector_error_at', { withTimezone: true, precision: 3 }),
@@ -383,6 +536,8 @@ export const chats = pgTable(
     photoUrl: text('photo_url'),
     /** The member working the chat (Inbox assignment); null: unassigned. */
     assigneeId: uuid('assignee_id').references(() => members.id, { onDelete: 'set null' }),
+    /** When the chat last came to need a person (a trigger sets it, migration 0040): the waiting queue's order. */
+    needsHumanAt: timestamp('needs_human_at', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -394,7 +549,8 @@ export const chats = pgTable(
     index('chats_account_activity_idx').on(t.accountId, t.lastMessageAt.desc(), t.id.desc()),
     index('chats_account_kind_activity_idx').on(t.accountId, t.channelKind, t.lastMessageAt.desc(), t.id.desc()),
     index('chats_account_channel_activity_idx').on(t.accountId, t.channelId, t.lastMessageAt.desc(), t.id.desc()),
-    // The Inbox's unread filter (migration 0009).
+    // The Inbox's unread filter (migration 0009). Migration 0031 adds the other filtered columns as INCLUDE to this
+    // index and to the done, assignee and needs-human ones (drizzle's index builder cannot say INCLUDE).
     index('chats_account_unread_activity_idx')
       .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
       .where(sql`(${t.unreadCount} > 0 or ${t.customUnread})`),
@@ -409,6 +565,10 @@ export const chats = pgTable(
     index('chats_account_needs_human_activity_idx')
       .on(t.accountId, t.lastMessageAt.desc(), t.id.desc())
       .where(sql`${t.needsHuman}`),
+    // The chats waiting for auto-assignment, oldest first (migration 0040).
+    index('chats_account_waiting_idx')
+      .on(t.accountId, t.needsHumanAt, t.id)
+      .where(sql`${t.needsHuman} and ${t.assigneeId} is null`),
     // The customer card's other chats with the same e-mail (migration 0026).
     index('chats_account_email_activity_idx')
       .on(t.accountId, t.email, t.lastMessageAt.desc(), t.id.desc())
@@ -434,9 +594,11 @@ export const chatNotes = pgTable(
     authorId: uuid('author_id').references(() => members.id, { onDelete: 'set null' }),
     authorName: text('author_name').notNull(),
     text: text('text').notNull(),
+    /** `note`: a member's (or the model's handoff reason); `summary`: the agent's summary of a handoff (migration 0036). */
+    kind: text('kind').$type<'note' | 'summary'>().notNull().default('note'),
     createdAt: createdAt(),
   },
-  (t) => [index('chat_notes_chat_created_idx').on(t.chatId, t.createdAt, t.id)],
+  (t) => [index('chat_notes_chat_created_idx').on(t.chatId, t.createdAt, t.id), check('chat_notes_kind_check', sql`${t.kind} in ('note', 'summary')`)],
 );
 
 /** Saved replies of an account, inserted in the Inbox's reply box by typing `/shortCode`. */
@@ -489,12 +651,23 @@ export const chatTags = pgTable(
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, precision: 3 })
       .notNull()
       .default(sql`'-infinity'`),
+    /**
+     * The chat's columns the Inbox filters on, copied with `last_message_at` (migration 0031; `unread` is
+     * `unread_count > 0 or custom_unread`): a tag's chats are filtered and counted from chat_tags alone.
+     */
+    channelId: text('channel_id').notNull().default(''),
+    channelKind: text('channel_kind').notNull().default(''),
+    assigneeId: uuid('assignee_id'),
+    taskDone: boolean('task_done').notNull().default(false),
+    unread: boolean('unread').notNull().default(false),
+    needsHuman: boolean('needs_human').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.tagId, t.chatId] }),
     index('chat_tags_chat_id_idx').on(t.chatId),
-    // The chat list filtered by tag: the tag's chats, newest activity first.
+    // The chat list filtered by tag: the tag's chats, newest activity first (migration 0031 adds the copied columns
+    // as INCLUDE, which drizzle's index builder cannot say).
     index('chat_tags_tag_activity_idx').on(t.tagId, t.lastMessageAt.desc(), t.chatId.desc()),
   ],
 );
@@ -522,6 +695,60 @@ export const chatCounts = pgTable(
   (t) => [primaryKey({ columns: [t.accountId, t.channelId, t.channelKind, t.shard] })],
 );
 
+/**
+ * The account's chats counted by the Inbox's filters besides tags (migration 0031, kept by triggers on chats):
+ * `assignee_id` is the zero uuid for unassigned chats, `unread` is `unread_count > 0 or custom_unread`; 16 shards
+ * per key like chat_counts. Readers sum the rows that match.
+ */
+export const chatInboxCounts = pgTable(
+  'chat_inbox_counts',
+  {
+    accountId: uuid('account_id').notNull(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    channelKind: text('channel_kind').notNull(),
+    assigneeId: uuid('assignee_id').notNull(),
+    taskDone: boolean('task_done').notNull(),
+    unread: boolean('unread').notNull(),
+    needsHuman: boolean('needs_human').notNull(),
+    shard: smallint('shard').notNull().default(0),
+    chats: integer('chats').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({
+      name: 'chat_inbox_counts_pk',
+      columns: [t.accountId, t.channelId, t.channelKind, t.assigneeId, t.taskDone, t.unread, t.needsHuman, t.shard],
+    }),
+  ],
+);
+
+/** A tag's chats counted by the same columns (migration 0031, kept by triggers on chat_tags). */
+export const chatTagCounts = pgTable(
+  'chat_tag_counts',
+  {
+    tagId: uuid('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    channelKind: text('channel_kind').notNull(),
+    assigneeId: uuid('assignee_id').notNull(),
+    taskDone: boolean('task_done').notNull(),
+    unread: boolean('unread').notNull(),
+    needsHuman: boolean('needs_human').notNull(),
+    shard: smallint('shard').notNull().default(0),
+    chats: integer('chats').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({
+      name: 'chat_tag_counts_pk',
+      columns: [t.tagId, t.channelId, t.channelKind, t.assigneeId, t.taskDone, t.unread, t.needsHuman, t.shard],
+    }),
+  ],
+);
+
 export interface StoredAttachment {
   contentType: string;
   url: string;
@@ -536,6 +763,18 @@ export interface StoredChoice {
   label: string;
   reply: string;
   entryId: string | null;
+}
+
+/**
+ * What an agent reply asking about an action waits for (the customer's next message answers it): a parameter's value
+ * (`tries` failed answers so far) or a yes to a `write`. `values`: the customer's parameters given so far.
+ */
+export interface StoredActionPending {
+  actionId: string;
+  values: Record<string, string | number>;
+  awaiting: { kind: 'parameter'; name: string; tries: number } | { kind: 'confirm' };
+  /** The model's tool call that asked for a `write` (openai-compatible engine): its result goes back to the model. */
+  toolCall?: { name: string; arguments: string };
 }
 
 /** A clarification's options and the customer's question that led to it (a pick keeps it as a learned phrasing). */
@@ -588,6 +827,13 @@ export const messages = pgTable(
     memberId: uuid('member_id'),
     /** A customer's 1–5 that rated the conversation before it (messengers' CSAT): starts no conversation. */
     csat: boolean('csat').notNull().default(false),
+    /**
+     * An agent reply that asked for an action's parameter or for the customer's yes to a `write`: what the customer's
+     * next message answers (agent/engines/action-turns.ts; migration 0031).
+     */
+    actionPending: jsonb('action_pending').$type<StoredActionPending>(),
+    /** An agent reply that gave an action's answer (a successful call to the shop): reports' "resolved with an action". */
+    afterAction: boolean('after_action').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -617,6 +863,8 @@ export const overviewDays = pgTable(
     fellBack: integer('fell_back').notNull().default(0),
     handedOff: integer('handed_off').notNull().default(0),
     answeredAfterChoice: integer('answered_after_choice').notNull().default(0),
+    /** Clarifying menus the agent offered (migration 0031). */
+    clarified: integer('clarified').notNull().default(0),
     corrections: integer('corrections').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.day, t.shard] })],
@@ -910,6 +1158,8 @@ export const conversations = pgTable(
     messages: integer('messages').notNull().default(0),
     agentAnswers: integer('agent_answers').notNull().default(0),
     answeredAfterChoice: integer('answered_after_choice').notNull().default(0),
+    /** Agent replies that gave an action's answer (migration 0031). */
+    actionAnswers: integer('action_answers').notNull().default(0),
     handedOffAt: timestamp('handed_off_at', { withTimezone: true, precision: 3 }),
     handoffReason: text('handoff_reason'),
     teamReplied: boolean('team_replied').notNull().default(false),
@@ -956,6 +1206,8 @@ export const conversationDays = pgTable(
     unanswered: integer('unanswered').notNull().default(0),
     endedHandedOff: integer('ended_handed_off').notNull().default(0),
     answeredAfterChoice: integer('answered_after_choice').notNull().default(0),
+    /** Resolved by the agent with at least one action's answer (migration 0031). */
+    resolvedWithAction: integer('resolved_with_action').notNull().default(0),
     reasonModel: integer('reason_model').notNull().default(0),
     reasonCustomerRequest: integer('reason_customer_request').notNull().default(0),
     reasonFallbacks: integer('reason_fallbacks').notNull().default(0),
@@ -1115,6 +1367,8 @@ export const replays = pgTable(
     /** `history` (the channel's past conversations) or `file` (an uploaded CSV or JSON). */
     source: text('source').notNull(),
     status: text('status').notNull().default('running'),
+    /** The channel's `read` actions are called for real (migration 0031); `write` actions never are. */
+    callReadActions: boolean('call_read_actions').notNull().default(false),
     total: integer('total').notNull(),
     error: text('error'),
     createdAt: createdAt(),
@@ -1143,11 +1397,126 @@ export const replayItems = pgTable(
     /** Null until replayed. */
     verdict: text('verdict'),
     mark: text('mark'),
+    /** The actions the agent would have called but did not (migration 0031). */
+    wouldCall: text('would_call').array().notNull().default(sql`'{}'::text[]`),
+    /** Whose past reply `team_answer` is: `team` (a member's, or a file's answer) or `agent` (answered by the agent alone; migration 0035). */
+    answeredBy: text('answered_by').notNull().default('team'),
   },
   (t) => [
     uniqueIndex('replay_items_replay_position_key').on(t.replayId, t.position),
     index('replay_items_pending_idx').on(t.replayId, t.position).where(sql`${t.verdict} is null`),
     check('replay_items_verdict_check', sql`${t.verdict} in ('agrees', 'differs', 'clarified', 'handed_off', 'fell_back')`),
     check('replay_items_mark_check', sql`${t.mark} in ('right', 'wrong')`),
+    check('replay_items_answered_by_check', sql`${t.answeredBy} in ('team', 'agent')`),
   ],
+);
+
+/** A header of an action as stored: a secret's value sealed (lib/secret-box.ts), never shown. */
+export interface StoredActionHeader {
+  name: string;
+  value: string;
+  secret: boolean;
+}
+
+/** A parameter of an action as stored (console contract `ActionParameter`). */
+export interface StoredActionParameter {
+  name: string;
+  description: string;
+  type: 'string' | 'number' | 'enum';
+  pattern?: string;
+  values?: string[];
+  required: boolean;
+  prompt?: string;
+  source: 'customer' | 'verified';
+}
+
+/** An HTTP call to the account's own systems that its agent may make in a chat (docs/architecture.md, Agent actions). */
+export const actions = pgTable(
+  'actions',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    /** `read` or `write` (a write runs only after the customer's yes). */
+    kind: text('kind').notNull(),
+    method: text('method').notNull(),
+    /** A template: `{{param}}` in its path and query. */
+    url: text('url').notNull(),
+    headers: jsonb('headers').$type<StoredActionHeader[]>().notNull().default([]),
+    /** A JSON template whose strings may hold `{{param}}`; null: no body. */
+    body: jsonb('body'),
+    parameters: jsonb('parameters').$type<StoredActionParameter[]>().notNull().default([]),
+    answer: text('answer').notNull().default(''),
+    errorAnswer: text('error_answer'),
+    timeoutMs: integer('timeout_ms').notNull().default(5000),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('actions_account_name_key').on(t.accountId, t.name),
+    check('actions_kind_check', sql`${t.kind} in ('read', 'write')`),
+    check('actions_method_check', sql`${t.method} in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE')`),
+  ],
+);
+
+/**
+ * Each run of an action (a call, or one refused before it, or a `write` the customer declined): the chat's console
+ * history shows them to the team, never to the customer; `chat_id` null for a test call or a replay.
+ */
+export const actionRuns = pgTable(
+  'action_runs',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    actionId: uuid('action_id')
+      .notNull()
+      .references(() => actions.id, { onDelete: 'cascade' }),
+    chatId: uuid('chat_id').references(() => chats.id, { onDelete: 'cascade' }),
+    /** The values sent (secrets masked). */
+    parameters: jsonb('parameters').$type<Record<string, string | number>>().notNull(),
+    /** The shop's HTTP status; null when no answer came. */
+    status: integer('status'),
+    /** Null when nothing was sent. */
+    ms: integer('ms'),
+    /** ok | http_error | timeout | refused | invalid | declined */
+    outcome: text('outcome').notNull(),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('action_runs_action_created_idx').on(t.actionId, t.createdAt.desc(), t.id.desc()),
+    index('action_runs_chat_created_idx').on(t.chatId, t.createdAt, t.id).where(sql`${t.chatId} is not null`),
+    check('action_runs_outcome_check', sql`${t.outcome} in ('ok', 'http_error', 'timeout', 'refused', 'invalid', 'declined')`),
+  ],
+);
+
+/** The audit log (issue #45, item 4): one change to an account's configuration or people, or a sign-in. */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** `member`, `api_key` or `operator`. */
+    actorKind: text('actor_kind').notNull(),
+    actorId: text('actor_id'),
+    actorName: text('actor_name').notNull(),
+    address: text('address'),
+    /** A stable dotted name (`channel.updated`, `auth.login_failed`; docs/architecture.md lists them). */
+    kind: text('kind').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    targetName: text('target_name'),
+    /** `{ field: [before, after] }`, secrets as "••••". */
+    changes: jsonb('changes').$type<Record<string, [unknown, unknown]>>().notNull().default({}),
+  },
+  (t) => [index('audit_events_account_at_idx').on(t.accountId, t.at, t.id), index('audit_events_at_idx').on(t.at)],
 );

@@ -170,9 +170,17 @@ export function createLocalFileStorage(dir: string): FileStorage {
   };
 }
 
-/** The link to a stored file, served by http/files-routes.ts: `<PUBLIC_URL>/files/<key>/<name>`. */
+/** The link to a stored file, served by files/files-routes.ts: `<PUBLIC_URL>/files/<key>/<name>`. */
 export function fileUrl(publicUrl: string, file: StoredFile): string {
   return `${publicUrl.replace(/\/+$/, '')}/files/${file.key}/${encodeURIComponent(file.name)}`;
+}
+
+/** The key of a link `fileUrl` made; undefined for any other URL (a file this server does not hold). */
+export function fileKeyOf(publicUrl: string, url: string): string | undefined {
+  const prefix = `${publicUrl.replace(/\/+$/, '')}/files/`;
+  if (!url.startsWith(prefix)) return undefined;
+  const key = url.slice(prefix.length).split('/')[0] ?? '';
+  return isFileKey(key) ? key : undefined;
 }
 
 /**

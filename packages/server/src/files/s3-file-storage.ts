@@ -3,26 +3,15 @@
 // attachments and documents without a network file system. Each file is one object `files/<key>`: its bytes, its
 // content type as the object's Content-Type and its name as the metadata `name` (percent-encoded: metadata travels
 // in HTTP headers). A PutObject is atomic, so a key is only ever served once its object is complete. File URLs do
-// not change: they are still served by Parley's /files/ route (http/files-routes.ts), never by the bucket.
+// not change: they are still served by Parley's /files/ route (files/files-routes.ts), never by the bucket.
 import { createReadStream } from 'node:fs';
 import { mkdir, stat, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type * as S3Sdk from '@aws-sdk/client-s3';
+import type { S3Settings } from '../config.ts';
 import { isFileKey, newFileKey, type FileStorage, type StoredFile } from './file-storage.ts';
-
-export interface S3Settings {
-  bucket: string;
-  /** An S3-compatible server's base URL (MinIO, Garage, R2…); unset: AWS's own endpoint for the region. */
-  endpoint: string | undefined;
-  region: string;
-  /** Both or neither; neither: the AWS SDK's default credentials (AWS_* variables, instance or task roles). */
-  accessKeyId: string | undefined;
-  secretAccessKey: string | undefined;
-  /** `<endpoint>/<bucket>/<object>` rather than `<bucket>.<endpoint>/<object>`: most self-hosted servers need it. */
-  forcePathStyle: boolean;
-}
 
 const PREFIX = 'files/';
 /** Attempts of one operation: a lost connection or a 5xx answer is tried again, with a fresh body each time. */

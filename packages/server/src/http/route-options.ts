@@ -1,22 +1,7 @@
 import type { MemberRole, RouteContract } from '@parley/contracts';
-import type {
-  FastifyBaseLogger,
-  FastifyInstance,
-  FastifyRequest,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 
-/** A Fastify instance whose handlers are typed by the TypeBox schemas of the contracts. */
-export type TypedApp = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type { TypedApp } from '../kernel/module.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -24,6 +9,8 @@ declare module 'fastify' {
     scope?: string;
     /** The least member role that may call it (console; see console-plugin.ts). */
     role?: MemberRole;
+    /** Callable by a session that can only set two-factor sign-in up (console; see console-plugin.ts). */
+    twoFactorSetup?: boolean;
   }
 }
 
@@ -42,14 +29,14 @@ export function routeOptions<const C extends RouteContract>(
   method: C['method'];
   url: C['url'];
   schema: C['schema'];
-  config: { scope: string | undefined; role?: MemberRole };
+  config: { scope: string | undefined; role?: MemberRole; twoFactorSetup?: boolean };
   preValidation?: (request: FastifyRequest) => Promise<void>;
 } {
   return {
     method: contract.method,
     url: contract.url,
     schema: contract.schema,
-    config: { scope: contract.scope, ...(contract.role ? { role: contract.role } : {}) },
+    config: { scope: contract.scope, ...(contract.role ? { role: contract.role } : {}), ...(contract.twoFactorSetup ? { twoFactorSetup: true } : {}) },
     ...(contract.bodyOptional ? { preValidation: emptyBodyAsObject } : {}),
   };
 }

@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import fastJson from 'fast-json-stringify';
 import { AccessLog } from './access-log.ts';
 import { registerErrorHandler } from './error-handler.ts';
+import { requestLog } from './request-log.ts';
 import { schemaErrorFormatter, validatorCompiler } from './validation.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -22,7 +23,8 @@ export function createHttpServer(logger: FastifyBaseLogger, options: { trustProx
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
-    logController: new AccessLog(),
+    logController: new AccessLog(logger),
+    childLoggerFactory: requestLog,
     schemaErrorFormatter,
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },

@@ -3,11 +3,11 @@
 import path from 'node:path';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
-import type { ConsoleAuth } from '../accounts/console-auth.ts';
-import type { ApiKeyAuthenticator } from '../accounts/api-key-auth.ts';
+import type { KeyAuthenticator } from './public/api-key.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { createReadinessCheck, databaseDown } from '../db/readiness.ts';
-import type { FeatureModule } from '../module.ts';
+import type { FeatureModule } from '../kernel/module.ts';
+import type { ConsoleAuth } from './console/console-account.ts';
 import { consoleApi, type ConsoleOptions } from './console/console-plugin.ts';
 import { docs } from './docs.ts';
 import { gateway } from './public/gateway.ts';
@@ -19,7 +19,8 @@ export type SurfacesShared = Pick<Kernel, 'config' | 'counters' | 'db' | 'invali
 export interface SurfaceOptions {
   consoleAuth: ConsoleAuth;
   passwordReset: ConsoleOptions['passwordReset'];
-  authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>;
+  sso: ConsoleOptions['sso'];
+  authenticator: KeyAuthenticator;
   modules: FeatureModule[];
   /** Console login attempts per client address per minute. */
   loginAttemptsPerIp?: number;
@@ -57,6 +58,7 @@ export async function registerSurfaces(app: FastifyInstance, core: SurfacesShare
     prefix: '/console/v1',
     auth: options.consoleAuth,
     passwordReset: options.passwordReset,
+    sso: options.sso,
     rateLimitMax: config.rateLimitMax,
     ...(options.loginAttemptsPerIp !== undefined ? { loginAttemptsPerIp: options.loginAttemptsPerIp } : {}),
     counters,

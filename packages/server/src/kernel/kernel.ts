@@ -1,27 +1,28 @@
 // The pieces every feature may share, as types: the database, the clock, the logger, the job queue, file storage,
-// the guarded HTTP clients, the channel cache and the metrics registry. The composition root (core.ts) makes them
-// once per app; a feature's module.ts declares the part it uses (`Pick<Kernel, …>`), so no feature imports the
-// root, and nothing here knows a feature's rules.
+// the guarded HTTP clients, the mailer, the rate-limit counters and the metrics registry. The composition root
+// (core.ts) makes them once per app; a feature's module.ts declares the part it uses (`Pick<Kernel, …>`), so no
+// feature imports the root. The floor of the server: it imports nothing but db/, files/, jobs/, lib/ and config.ts.
 import type { FastifyBaseLogger, FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
-import type { InvitationMailer } from '../accounts/invitation-mailer.ts';
-import type { ChannelsStore } from '../channels/channels-store.ts';
-import type { MessengerHttp } from '../channels/connectors/messenger-http.ts';
+import type { InvitationMailer } from './mailer.ts';
+import type { MessengerHttp } from './messenger-http.ts';
 import type { Config } from '../config.ts';
-import type { Database, Executor, Listen } from '../db/client.ts';
+import type { Database, Listen } from '../db/client.ts';
 import type { FileStorage } from '../files/file-storage.ts';
-import type { InvalidKeyGuard, RateCounters } from '../http/rate-limit.ts';
+import type { InvalidKeyGuard, RateCounters } from './rate-counters.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import type { AppMetrics } from '../metrics/metrics.ts';
-import type { Workers } from '../module.ts';
-import type { WebhookClient } from '../webhooks/http-client.ts';
-import type { UrlGuard } from '../webhooks/url-guard.ts';
+import type { AppMetrics } from './metrics.ts';
+import type { Workers } from './module.ts';
+import type { WebhookClient } from './http-client.ts';
+import type { UrlGuard } from './url-guard.ts';
 
 /** The settings the app is built with (main.ts reads them from the environment; tests pass their own). */
 export type AppConfig = Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllowPrivateNetworks' | 'publicUrl' | 'dataDir'> &
   Partial<Pick<Config, 'metricsToken' | 'metricsPort' | 'host'>> & {
     deliveryRetentionDays?: number;
+    /** AUDIT_RETENTION_DAYS (default 365). */
+    auditRetentionDays?: number;
     /** Messenger API base URLs (default: the real services). */
     messengerApis?: Config['messengerApis'];
     /** CRM API base URLs (default: the real services). */
@@ -41,6 +42,14 @@ export type AppConfig = Pick<Config, 'rateLimitMax' | 'redisUrl' | 'webhookAllow
     /** S3_*: files in object storage (default: DATA_DIR/files). */
     s3?: Config['s3'];
   };
+
+/** NOTIFY channel of cached rows that changed: payload `channel:<id>` (channels/channel-cache.ts), `keys` for API keys and subscriptions, or MEMBER_NOTICE. */
+export const CACHE_CHANNEL = 'parley_cache';
+
+/** The cache notice of a change to a member (`member:<id>`): their sessions may have ended. */
+export const MEMBER_NOTICE = 'member:';
+/** The cache notice of a member's new name (`member-name:<id>`): forgotten for the name, their access unchanged. */
+export const MEMBER_NAME_NOTICE = 'member-name:';
 
 /** A cache notice (`NOTIFY parley_cache`): a payload, or undefined when notices may have been lost meanwhile. */
 export type CacheNoticeListener = (payload: string | undefined) => void;
@@ -68,9 +77,7 @@ export interface Kernel {
   urlGuard: UrlGuard;
   webhookClient: WebhookClient;
   apiHttp: MessengerHttp;
-  /** The channels store over an executor (the database, or a transaction), reads cached per process. */
-  channelsStoreOf(executor: Executor): ChannelsStore;
-  /** Tells every process to forget what the payload names (see channels/channel-cache.ts, CACHE_CHANNEL). */
+  /** Tells every process to forget what the payload names (see CACHE_CHANNEL). */
   announceCacheChange(payload: string): void;
   onCacheNotice(listener: CacheNoticeListener): void;
   /** Durable jobs; each feature registers the handlers of its kinds (`jobs.handle`). */

@@ -4,7 +4,7 @@
 // the key (lib/redact.ts).
 import { Agent, request } from 'undici';
 import { redactSecrets } from '../lib/redact.ts';
-import { isForbiddenLiteral, type UrlGuard } from '../webhooks/url-guard.ts';
+import { isForbiddenLiteral, type UrlGuard } from '../kernel/url-guard.ts';
 import { cachedEmbedding } from './encoder/sentence-encoder.ts';
 
 /** A base's provider as the client calls it (the key opened). */

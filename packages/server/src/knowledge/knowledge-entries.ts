@@ -1,6 +1,7 @@
 // A knowledge base's question-and-answer entries (console API), and the corrections the dislike endpoint
 // teaches through `learnCorrection`; part of the knowledge service (knowledge-service.ts).
 import { SYNONYMS_MAX, type KnowledgeEntry } from '@parley/contracts';
+import { diffChanges, type AuditContext, type AuditRecorder } from '../audit/audit-record.ts';
 import { Errors } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -16,6 +17,8 @@ export interface NewEntry {
   source: EntrySource;
   /** The disliked agent reply a correction came from. */
   messageId?: string | null;
+  /** No-model path: the action run when the entry matches (one of the account's). */
+  actionId?: string | null;
 }
 
 /** What the entries use; the knowledge service's dependencies include these (knowledge-service.ts). */
@@ -29,14 +32,32 @@ export interface KnowledgeEntriesDeps {
   entryWritten?: (knowledgeBaseId: string, entryId: string) => Promise<void>;
   /** The phrasings customers chose for entries (clarifying choices); absent: none shown. */
   learned?: LearnedQuestionsStore;
+  /**
+   * For each phrasing customers chose for an entry of the base, the other entries it is as close to (retrieval.ts
+   * `competing`), in the same order; absent: none.
+   */
+  competing?: (knowledgeBaseId: string, phrasings: readonly { entryId: string; text: string }[]) => Promise<{ entryId: string; question: string }[][]>;
+  /** Writes an audit event (a console change to an entry: with its audit context). */
+  audit?: AuditRecorder;
 }
+
+/** An entry's fields in the audit log. */
+const entryFields = (row: { question: string; synonyms: string[]; answer: string; actionId: string | null }) => ({
+  question: row.question,
+  synonyms: row.synonyms,
+  answer: row.answer,
+  actionId: row.actionId,
+});
+
+/** A learned phrasing as the console shows it: with the entries it competes with. */
+type LearnedPhrasing = LearnedQuestionRow & { competing: { entryId: string; question: string }[] };
 
 type EntryRow = NonNullable<Awaited<ReturnType<KnowledgeStore['findEntry']>>>;
 
-function toEntry(row: EntryRow, learned: readonly LearnedQuestionRow[] = []): KnowledgeEntry {
+function toEntry(row: EntryRow, learned: readonly LearnedPhrasing[] = []): KnowledgeEntry {
   return {
     ...row,
-    learnedQuestions: learned.filter((q) => q.entryId === row.id).map(({ id, text, picks }) => ({ id, text, picks })),
+    learnedQuestions: learned.filter((q) => q.entryId === row.id).map(({ id, text, picks, customers, competing }) => ({ id, text, picks, customers, competing })),
     // The table's check constraint admits only these two values.
     source: row.source as EntrySource,
     createdAt: row.createdAt.toISOString(),
@@ -44,13 +65,23 @@ function toEntry(row: EntryRow, learned: readonly LearnedQuestionRow[] = []): Kn
   };
 }
 
-export function createKnowledgeEntries({ store, clock, entryWritten, learned }: KnowledgeEntriesDeps) {
-  const learnedOf = async (entryIds: readonly string[]) => (learned ? learned.listFor(entryIds) : []);
+export function createKnowledgeEntries({ store, clock, entryWritten, learned, competing, audit }: KnowledgeEntriesDeps) {
+  /** The phrasings waiting for the team on these entries of the base, each with the entries it competes with. */
+  async function learnedOf(knowledgeBaseId: string, entryIds: readonly string[]): Promise<LearnedPhrasing[]> {
+    const rows = learned ? await learned.listFor(entryIds) : [];
+    const others = competing && rows.length > 0 ? await competing(knowledgeBaseId, rows) : [];
+    return rows.map((row, i) => ({ ...row, competing: others[i] ?? [] }));
+  }
 
   /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
   async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
     await store.bumpEntriesVersion(knowledgeBaseId);
     if (entryId !== undefined && entryWritten) await entryWritten(knowledgeBaseId, entryId);
+  }
+
+  /** An entry may answer only with an action of its own account (400 otherwise). */
+  async function requireAction(accountId: string, actionId: string): Promise<void> {
+    if (!(await store.actionExists(accountId, actionId))) throw Errors.actionRefNotFound('actionId', actionId);
   }
 
   /** The text-search configuration of the account's base, or 404. */
@@ -72,12 +103,14 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned }: 
         offset: page.offset ?? 0,
         q: page.q?.trim() || undefined,
       });
-      const phrasings = await learnedOf(rows.map((row) => row.id));
+      const phrasings = await learnedOf(knowledgeBaseId, rows.map((row) => row.id));
       return { entries: rows.map((row) => toEntry(row, phrasings)), count };
     },
 
-    async addEntry(accountId: string, knowledgeBaseId: string, input: NewEntry): Promise<KnowledgeEntry> {
+    /** `context`: a console change, audited. */
+    async addEntry(accountId: string, knowledgeBaseId: string, input: NewEntry, context?: AuditContext): Promise<KnowledgeEntry> {
       const config = await searchConfigOf(accountId, knowledgeBaseId);
+      if (input.actionId) await requireAction(accountId, input.actionId);
       const entry = await store.insertEntry(
         accountId,
         {
@@ -89,6 +122,7 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned }: 
           keys: questionKeys(input.question, input.synonyms ?? []),
           source: input.source,
           messageId: input.messageId ?? null,
+          actionId: input.actionId ?? null,
           now: clock.now(),
         },
         config,
@@ -96,6 +130,14 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned }: 
       // The base was deleted between the two statements.
       if (!entry) throw Errors.knowledgeBaseNotFound();
       await changed(knowledgeBaseId, entry.id);
+      if (context && audit) {
+        await audit(context, {
+          accountId,
+          kind: 'knowledge_entry.created',
+          target: { type: 'knowledge_entry', id: entry.id, name: entry.question },
+          changes: diffChanges(undefined, entryFields(entry)),
+        });
+      }
       return toEntry(entry);
     },
 
@@ -133,23 +175,42 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned }: 
       accountId: string,
       knowledgeBaseId: string,
       entryId: string,
-      patch: { question?: string; synonyms?: string[]; answer?: string },
+      patch: { question?: string; synonyms?: string[]; answer?: string; actionId?: string | null },
+      context?: AuditContext,
     ): Promise<KnowledgeEntry> {
       const config = await searchConfigOf(accountId, knowledgeBaseId);
-      const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
+      let current = await store.findEntry(accountId, knowledgeBaseId, entryId);
       if (!current) throw Errors.entryNotFound();
+      const before = entryFields(current);
+      const audited = async (after: NonNullable<typeof current>) => {
+        const changes = diffChanges(before, entryFields(after));
+        if (!context || !audit || Object.keys(changes).length === 0) return;
+        await audit(context, { accountId, kind: 'knowledge_entry.updated', target: { type: 'knowledge_entry', id: entryId, name: after.question }, changes });
+      };
+      if (patch.actionId !== undefined && patch.actionId !== current.actionId) {
+        if (patch.actionId !== null) await requireAction(accountId, patch.actionId);
+        current = await store.setEntryAction(accountId, knowledgeBaseId, entryId, patch.actionId, clock.now());
+        if (!current) throw Errors.entryNotFound();
+      }
       // Nothing to change: the entry as it is, `updatedAt` untouched.
-      if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) return toEntry(current, await learnedOf([entryId]));
+      if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) {
+        await audited(current);
+        return toEntry(current, await learnedOf(knowledgeBaseId, [entryId]));
+      }
       const question = patch.question ?? current.question;
       const synonyms = patch.synonyms ?? current.synonyms;
       const text = { question, synonyms, answer: patch.answer ?? current.answer, keys: questionKeys(question, synonyms) };
       const entry = await store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
       if (!entry) throw Errors.entryNotFound();
       await changed(knowledgeBaseId, entry.id);
-      return toEntry(entry, await learnedOf([entryId]));
+      await audited(entry);
+      return toEntry(entry, await learnedOf(knowledgeBaseId, [entryId]));
     },
 
-    /** A phrasing customers chose becomes one of the entry's synonyms (once), and leaves the learned ones. */
+    /**
+     * A phrasing customers chose becomes one of the entry's synonyms (once), and leaves the learned ones; kept, it is
+     * answered directly only while unambiguous (retrieval.ts), so its row stays, marked kept.
+     */
     async keepLearnedQuestion(accountId: string, knowledgeBaseId: string, entryId: string, learnedId: string): Promise<KnowledgeEntry> {
       const phrasing = learned && (await learned.find(accountId, knowledgeBaseId, entryId, learnedId));
       if (!learned || !phrasing) throw Errors.learnedQuestionNotFound();
@@ -157,11 +218,17 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned }: 
       if (!current) throw Errors.learnedQuestionNotFound();
       const known = questionKeys(current.question, current.synonyms).includes(questionKey(phrasing.text));
       if (!known && current.synonyms.length >= SYNONYMS_MAX) throw Errors.tooManySynonyms();
-      if (!known) await this.updateEntry(accountId, knowledgeBaseId, entryId, { synonyms: [...current.synonyms, phrasing.text] });
-      await learned.delete(accountId, knowledgeBaseId, entryId, learnedId);
+      if (known) {
+        // The team's own wording already: only the learned row goes (it is answered directly as any synonym).
+        await learned.delete(accountId, knowledgeBaseId, entryId, learnedId);
+      } else {
+        // Marked kept before the synonym is added, whose write makes every process rebuild its index with the mark.
+        await learned.keep(accountId, knowledgeBaseId, entryId, learnedId, clock.now());
+        await this.updateEntry(accountId, knowledgeBaseId, entryId, { synonyms: [...current.synonyms, phrasing.text] });
+      }
       const entry = await store.findEntry(accountId, knowledgeBaseId, entryId);
       if (!entry) throw Errors.learnedQuestionNotFound();
-      return toEntry(entry, await learnedOf([entryId]));
+      return toEntry(entry, await learnedOf(knowledgeBaseId, [entryId]));
     },
 
     async discardLearnedQuestion(accountId: string, knowledgeBaseId: string, entryId: string, learnedId: string): Promise<{ success: true }> {
@@ -169,9 +236,18 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned }: 
       return { success: true };
     },
 
-    async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string): Promise<{ success: true }> {
+    async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string, context?: AuditContext): Promise<{ success: true }> {
       await searchConfigOf(accountId, knowledgeBaseId);
+      const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
       if (!(await store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
+      if (context && audit && current) {
+        await audit(context, {
+          accountId,
+          kind: 'knowledge_entry.deleted',
+          target: { type: 'knowledge_entry', id: entryId, name: current.question },
+          changes: diffChanges(entryFields(current), undefined),
+        });
+      }
       await changed(knowledgeBaseId, undefined);
       return { success: true };
     },

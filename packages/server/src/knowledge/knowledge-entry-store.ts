@@ -3,7 +3,7 @@
 // store (knowledge-store.ts), which spreads these queries into its own.
 import { and, count, desc, eq, exists, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { knowledgeBases, knowledgeEntries } from '../db/schema.ts';
+import { actions, knowledgeBases, knowledgeEntries } from '../db/schema.ts';
 import type { TextSearchConfig } from './text-search.ts';
 
 export type EntrySource = 'manual' | 'correction';
@@ -17,6 +17,7 @@ const entryColumns = {
   answer: knowledgeEntries.answer,
   source: knowledgeEntries.source,
   messageId: knowledgeEntries.messageId,
+  actionId: knowledgeEntries.actionId,
   createdAt: knowledgeEntries.createdAt,
   updatedAt: knowledgeEntries.updatedAt,
 };
@@ -94,6 +95,7 @@ export function createKnowledgeEntryStore(db: Executor) {
         knowledgeBaseId: string;
         source: EntrySource;
         messageId: string | null;
+        actionId: string | null;
         now: Date;
       },
       config: TextSearchConfig,
@@ -113,6 +115,7 @@ export function createKnowledgeEntryStore(db: Executor) {
               answer: sql`${row.answer}::text`.as('answer'),
               source: sql`${row.source}::text`.as('source'),
               messageId: sql`${row.messageId}::text`.as('message_id'),
+              actionId: sql`${row.actionId}::uuid`.as('action_id'),
               search: searchVector(config, row).as('search'),
               questionVectors: sql`NULL::real[]`.as('question_vectors'),
               answerVector: sql`NULL::real[]`.as('answer_vector'),
@@ -153,6 +156,22 @@ export function createKnowledgeEntryStore(db: Executor) {
         .where(and(eq(knowledgeEntries.id, entryId), entriesOf(accountId, knowledgeBaseId)))
         .returning(entryColumns);
       return entry;
+    },
+
+    /** Sets the entry's action (null: none); undefined when no such entry. */
+    async setEntryAction(accountId: string, knowledgeBaseId: string, entryId: string, actionId: string | null, now: Date) {
+      const [entry] = await db
+        .update(knowledgeEntries)
+        .set({ actionId, updatedAt: now })
+        .where(and(eq(knowledgeEntries.id, entryId), entriesOf(accountId, knowledgeBaseId)))
+        .returning(entryColumns);
+      return entry;
+    },
+
+    /** Whether the action is one of the account's (an entry answers only with its own account's). */
+    async actionExists(accountId: string, actionId: string): Promise<boolean> {
+      const rows = await db.select({ id: actions.id }).from(actions).where(and(eq(actions.accountId, accountId), eq(actions.id, actionId)));
+      return rows.length > 0;
     },
 
     /** The most recently changed entry of the base whose answer is exactly this text (trimmed), if any. */

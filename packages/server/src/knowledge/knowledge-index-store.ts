@@ -68,6 +68,8 @@ export function createKnowledgeIndexStore(db: Executor, secrets: Pick<SecretBox,
           synonyms: knowledgeEntries.synonyms,
           answer: knowledgeEntries.answer,
           keys: knowledgeEntries.questionKeys,
+          keptKeys: sql<string[]>`array(SELECT l.text_key FROM knowledge_learned_questions l
+            WHERE l.entry_id = knowledge_entries.id AND l.kept_at IS NOT NULL)`,
           updatedAt: knowledgeEntries.updatedAt,
           questionVectors: knowledgeEntries.questionVectors,
           answerVector: knowledgeEntries.answerVector,
@@ -102,11 +104,15 @@ export function createKnowledgeIndexStore(db: Executor, secrets: Pick<SecretBox,
     /**
      * Entries lacking vectors of their base's current model, at most `limit`: of bases with a provider, any whose
      * vectors another model made (a change the re-embedding jobs did not finish); of English bases without one,
-     * when `builtIn` (the encoder runs), those without vectors (written before the encoder ran).
+     * when `builtIn` (the encoder runs), those without vectors of `builtInModel` (written before the encoder ran, or
+     * embedded by another encoder or a provider since removed: an index ignores such vectors).
      */
-    async entriesWithoutVectors(limit: number, { builtIn }: { builtIn: boolean }): Promise<{ knowledgeBaseId: string; entryId: string }[]> {
+    async entriesWithoutVectors(
+      limit: number,
+      { builtIn, builtInModel }: { builtIn: boolean; builtInModel: string },
+    ): Promise<{ knowledgeBaseId: string; entryId: string }[]> {
       const ofProvider = sql`(${knowledgeBases.embeddingsBaseUrl} IS NOT NULL AND ${knowledgeEntries.vectorsModel} IS DISTINCT FROM ${providerModelSql})`;
-      const ofEncoder = sql`(${knowledgeBases.embeddingsBaseUrl} IS NULL AND ${knowledgeEntries.answerVector} IS NULL
+      const ofEncoder = sql`(${knowledgeBases.embeddingsBaseUrl} IS NULL AND ${knowledgeEntries.vectorsModel} IS DISTINCT FROM ${builtInModel}
         AND lower(split_part(${knowledgeBases.language}, '-', 1)) = 'en')`;
       return db
         .select({ knowledgeBaseId: knowledgeEntries.knowledgeBaseId, entryId: knowledgeEntries.id })

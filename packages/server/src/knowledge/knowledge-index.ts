@@ -17,6 +17,8 @@ export interface IndexRow {
   synonyms: string[];
   answer: string;
   keys: string[];
+  /** The keys of the synonyms the team kept from customers' picks (learned phrasings), absent: none. */
+  keptKeys?: string[];
   updatedAt: Date;
   /** Vectors of the question and each synonym, in that order, one after the other (null until computed). */
   questionVectors: number[] | null;
@@ -34,6 +36,8 @@ export interface IndexedEntry {
   /** term → occurrences in the answer */
   answered: Map<string, number>;
   length: number;
+  /** Keys of the synonyms kept from customers' picks: answered directly only while unambiguous (retrieval.ts). */
+  keptKeys: ReadonlySet<string>;
   /** What the entry's question and synonyms ask for (a price, a time…: question-kinds.ts); empty for passages. */
   kinds: ReadonlySet<QuestionKind>;
   questionVectors: Float32Array[];
@@ -52,8 +56,12 @@ export interface KnowledgeIndex {
   analyzer: Analyzer;
   /** Entries that answer: of entries asking the same question only the most recently changed (a correction wins). */
   entries: IndexedEntry[];
-  /** Normalized question or synonym → the most recently changed entry that has it (the exact match). */
-  byKey: Map<string, IndexedEntry>;
+  /**
+   * Normalized question or synonym → the answering entries that have it, the most recently changed first (the exact
+   * match; several: a choice between them); an entry asking the same question as a newer one only where no answering
+   * entry has the key.
+   */
+  byKey: Map<string, IndexedEntry[]>;
   /** term → number of answering entries that have it */
   documentFrequency: Map<string, number>;
   meanLength: number;
@@ -127,7 +135,8 @@ export function buildIndex(language: string, rows: readonly IndexRow[], model?: 
   const ordered = rows.map(current).sort(newest);
   const dimensions = ordered.find((row) => row.answerVector)?.answerVector?.length ?? 0;
   const vocabulary = new Map<string, string>();
-  const byKey = new Map<string, IndexedEntry>();
+  const byKey = new Map<string, IndexedEntry[]>();
+  const superseded: { keys: readonly string[]; entry: IndexedEntry }[] = [];
   const questionsSeen = new Set<string>();
   const entries: IndexedEntry[] = [];
   const documentFrequency = new Map<string, number>();
@@ -147,20 +156,25 @@ export function buildIndex(language: string, rows: readonly IndexRow[], model?: 
       asked,
       answered,
       length,
+      keptKeys: new Set(row.keptKeys ?? []),
       kinds: options.passages ? new Set() : questionKinds([row.question, ...row.synonyms].join('\n'), analyzer.english),
       questionVectors,
       answerVector,
       wholeVector: wholeVector(questionVectors, answerVector),
     };
     if (!options.passages) {
-      for (const key of row.keys) if (!byKey.has(key)) byKey.set(key, entry);
       const question = row.keys[0] ?? questionKey(row.question);
-      if (questionsSeen.has(question)) continue;
+      if (questionsSeen.has(question)) {
+        superseded.push({ keys: row.keys, entry });
+        continue;
+      }
       questionsSeen.add(question);
+      for (const key of row.keys) byKey.set(key, [...(byKey.get(key) ?? []), entry]);
     }
     entries.push(entry);
     totalLength += length;
     for (const term of new Set([...asked.keys(), ...answered.keys()])) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   }
+  for (const { keys, entry } of superseded) for (const key of keys) if (!byKey.has(key)) byKey.set(key, [entry]);
   return { analyzer, entries, byKey, documentFrequency, meanLength: entries.length ? totalLength / entries.length : 0, vocabulary, dimensions };
 }

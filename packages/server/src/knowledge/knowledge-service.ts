@@ -1,9 +1,10 @@
 // Knowledge bases and their question-and-answer entries, as the console manages them; the dislike
 // endpoint adds corrections through `addEntry`. The entries' operations are in knowledge-entries.ts.
 import type { EmbeddingsProviderInput, KnowledgeBase } from '@parley/contracts';
+import { diffChanges, type AuditContext, type AuditRecorder } from '../audit/audit-record.ts';
 import { Errors } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
-import type { UrlGuard } from '../webhooks/url-guard.ts';
+import type { UrlGuard } from '../kernel/url-guard.ts';
 import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
 import { createKnowledgeEntries, type KnowledgeEntriesDeps } from './knowledge-entries.ts';
 import type { KnowledgeStore } from './knowledge-store.ts';
@@ -13,6 +14,8 @@ export interface KnowledgeServiceDeps extends KnowledgeEntriesDeps {
   providerChanged?: (knowledgeBaseId: string) => Promise<void>;
   /** Checks a provider's base URL as saved (scheme, credentials, private networks). */
   urlGuard: Pick<UrlGuard, 'check'>;
+  /** Writes an audit event with the service's executor (a console change's, right after it). */
+  audit: AuditRecorder;
 }
 
 const EMBEDDINGS_URL_FIELD = 'embeddings.baseUrl';
@@ -36,7 +39,17 @@ function toKnowledgeBase(row: BaseRow): KnowledgeBase {
   };
 }
 
-export function createKnowledgeService({ store, clock, entryWritten, providerChanged, urlGuard, learned }: KnowledgeServiceDeps) {
+/** A base's fields in the audit log: the provider's URL and model, whether it has a key (never the key). */
+const baseFields = (row: BaseRow) => ({
+  name: row.name,
+  language: row.language,
+  embeddingsBaseUrl: row.embeddingsBaseUrl,
+  embeddingsModel: row.embeddingsModel,
+  embeddingsApiKeySet: row.embeddingsApiKeySet,
+});
+const baseTarget = (row: BaseRow) => ({ type: 'knowledge_base', id: row.id, name: row.name });
+
+export function createKnowledgeService({ store, clock, entryWritten, providerChanged, urlGuard, learned, competing, audit }: KnowledgeServiceDeps) {
   /**
    * The provider to store for the input (null: none). Its URL goes through the private-network guard; an omitted
    * key keeps the stored one only when the URL is unchanged, so a key is never sent to another server.
@@ -63,6 +76,7 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
     async createKnowledgeBase(
       accountId: string,
       input: { name: string; language?: string; embeddings?: EmbeddingsProviderInput | null },
+      context: AuditContext,
     ): Promise<KnowledgeBase> {
       const base = await store.insertBase({
         id: newId(),
@@ -72,6 +86,7 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
         embeddings: await providerFor(input.embeddings ?? null, null),
         now: clock.now(),
       });
+      await audit(context, { accountId, kind: 'knowledge_base.created', target: baseTarget(base), changes: diffChanges(undefined, baseFields(base)) });
       return toKnowledgeBase(base);
     },
 
@@ -87,23 +102,31 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
       accountId: string,
       knowledgeBaseId: string,
       patch: { name?: string; embeddings?: EmbeddingsProviderInput | null },
+      context: AuditContext,
     ): Promise<KnowledgeBase> {
       const current = await store.findProvider(accountId, knowledgeBaseId);
       if (current === undefined) throw Errors.knowledgeBaseNotFound();
+      const previous = (await store.listBases(accountId)).find((row) => row.id === knowledgeBaseId);
       const embeddings = patch.embeddings === undefined ? undefined : await providerFor(patch.embeddings, current);
       const base = await store.updateBase(accountId, knowledgeBaseId, { name: patch.name, embeddings }, clock.now());
       if (!base) throw Errors.knowledgeBaseNotFound();
+      const changes = diffChanges(previous && baseFields(previous), baseFields(base));
+      if (Object.keys(changes).length > 0) await audit(context, { accountId, kind: 'knowledge_base.updated', target: baseTarget(base), changes });
       const modelOf = (provider: EmbeddingsProviderConfig | null) => (provider ? providerModel(provider) : null);
       if (embeddings !== undefined && modelOf(embeddings) !== modelOf(current)) await reembed(knowledgeBaseId);
       return toKnowledgeBase(base);
     },
 
-    async deleteKnowledgeBase(accountId: string, knowledgeBaseId: string): Promise<{ success: true }> {
+    async deleteKnowledgeBase(accountId: string, knowledgeBaseId: string, context: AuditContext): Promise<{ success: true }> {
+      const previous = (await store.listBases(accountId)).find((row) => row.id === knowledgeBaseId);
       if (!(await store.deleteBase(accountId, knowledgeBaseId))) throw Errors.knowledgeBaseNotFound();
+      if (previous) {
+        await audit(context, { accountId, kind: 'knowledge_base.deleted', target: baseTarget(previous), changes: diffChanges(baseFields(previous), undefined) });
+      }
       return { success: true };
     },
 
-    ...createKnowledgeEntries({ store, clock, entryWritten, learned }),
+    ...createKnowledgeEntries({ store, clock, entryWritten, learned, competing, audit }),
   };
 }
 

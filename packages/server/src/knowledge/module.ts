@@ -3,9 +3,9 @@
 // engines answer from, and the console's knowledge-base and document routes.
 import type { Kernel } from '../kernel/kernel.ts';
 import type { Executor } from '../db/client.ts';
-import { registerDocumentRoutes } from '../http/console/documents-routes.ts';
-import { registerKnowledgeRoutes } from '../http/console/knowledge-routes.ts';
-import type { FeatureModule } from '../module.ts';
+import { registerDocumentRoutes } from './documents/documents-routes.ts';
+import { registerKnowledgeRoutes } from './knowledge-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 import { createDocumentParser, type DocumentParserOptions } from './documents/document-parser.ts';
 import { createDocumentsService } from './documents/documents-service.ts';
 import { createDocumentsStore } from './documents/documents-store.ts';
@@ -13,7 +13,8 @@ import { createPassageVectors } from './documents/passage-vectors.ts';
 import { cachedProviderEmbedding, createEmbeddingsClient } from './embeddings-client.ts';
 import { BUILT_IN_MODEL, createSentenceEncoder, primedTextEmbedding } from './encoder/sentence-encoder.ts';
 import { createEntryVectors } from './entry-vectors.ts';
-import { createKnowledgeService } from './knowledge-service.ts';
+import { recordAudit } from '../audit/audit-record.ts';
+import { createKnowledgeService, type KnowledgeServiceDeps } from './knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge-store.ts';
 import { createLearnedQuestionsStore } from './learned-questions-store.ts';
 import { analyzerFor } from './lexicon/analyzer.ts';
@@ -61,15 +62,24 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
     loadPassages: (knowledgeBaseId) => documentsStore.loadPassageRows(knowledgeBaseId),
     embed: textEmbedding?.embed,
     embedWith: cachedProviderEmbedding(embeddingsClient),
+    entriesLearning: (knowledgeBaseId, key) => createLearnedQuestionsStore(db).entriesLearning(knowledgeBaseId, key),
     onEmbedError: (knowledgeBaseId, error) =>
       logger.warn({ knowledgeBaseId, err: error }, 'embeddings provider failed: the question is answered by its words alone'),
+    entryVectors: (base, entry) => entryVectors.vectorsOf(base, entry),
+    onEntryVectorsError: (knowledgeBaseId, error) =>
+      logger.warn({ knowledgeBaseId, err: error }, 'an entry\'s vectors could not be computed: it is found by its words until its job stores them'),
   });
-  /** Every entry write queues its vectors, in the write's transaction (`executor`). */
-  const serviceOf = (executor: Executor) =>
+  /**
+   * Every entry write queues its vectors, in the write's transaction (`executor`). The console's service also shows
+   * which entries a learned phrasing competes with (the retriever reads outside any transaction).
+   */
+  const serviceOf = (executor: Executor, shown: Pick<KnowledgeServiceDeps, 'competing'> = {}) =>
     createKnowledgeService({
+      ...shown,
       store: createKnowledgeStore(executor, core.secretBox),
       clock: core.clock,
       urlGuard: core.urlGuard,
+      audit: (context, entry) => recordAudit(executor, context, entry),
       learned: createLearnedQuestionsStore(executor),
       entryWritten: (knowledgeBaseId: string, entryId: string) =>
         jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
@@ -80,7 +90,14 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
         }
       },
     });
-  const knowledge = serviceOf(db);
+  const knowledge = serviceOf(db, {
+    competing: async (knowledgeBaseId, phrasings) => {
+      // The phrasings' vectors in one call of the built-in encoder (English bases), then each ranked.
+      const base = await store.findBaseVersion(knowledgeBaseId);
+      if (textEmbedding && base && !base.embeddings && analyzerFor(base.language).english) await textEmbedding.prime(phrasings.map((p) => p.text));
+      return Promise.all(phrasings.map((phrasing) => retriever.competing(knowledgeBaseId, phrasing.entryId, phrasing.text)));
+    },
+  });
 
   return {
     retriever,
@@ -89,20 +106,30 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
     primeQuestions: async (language: string, texts: readonly string[]): Promise<void> => {
       if (textEmbedding && analyzerFor(language).english) await textEmbedding.prime(texts);
     },
+    /**
+     * The built-in encoder's vectors of texts in one call (knowledge gaps' grouping by meaning): English bases only;
+     * undefined otherwise (no encoder, another language), when the caller compares words instead.
+     */
+    embedTexts: async (language: string, texts: readonly string[]): Promise<number[][] | undefined> => {
+      if (!sentenceEncoder || !analyzerFor(language).english || texts.length === 0) return undefined;
+      return sentenceEncoder.embed(texts);
+    },
     /** A customer's pick of a clarification's option keeps the question that led to it, in the reply's transaction. */
-    learnPhrasing: (executor: Executor, entryId: string, question: string, at: Date) => createLearnedQuestionsStore(executor).record(entryId, question, at),
+    learnPhrasing: (executor: Executor, entryId: string, question: string, at: Date, chatId: string) =>
+      createLearnedQuestionsStore(executor).record(entryId, question, at, chatId),
     /** The service over a transaction (a correction saved with the rating that made it). */
-    serviceOf,
+    serviceOf: (executor: Executor) => serviceOf(executor),
     consoleRoutes: (api) => {
       registerKnowledgeRoutes(api, knowledge);
       registerDocumentRoutes(api, documents, core.files.storage);
     },
     workers: {
-      // Entries and passages written before the encoder (an upgrade, or KB_ENCODER was off), or whose base's provider
-      // changed and were not re-embedded yet (a stop in between), get their vectors in the background.
+      // Entries and passages written before the encoder (an upgrade, or KB_ENCODER was off), embedded by another
+      // encoder than this version's, or whose base's provider changed and were not re-embedded yet (a stop in between),
+      // get their vectors in the background.
       async start() {
         void (async () => {
-          const missing = await store.entriesWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined });
+          const missing = await store.entriesWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined, builtInModel: BUILT_IN_MODEL });
           for (const { knowledgeBaseId, entryId } of missing) {
             await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
           }

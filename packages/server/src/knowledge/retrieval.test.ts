@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildIndex, type IndexRow } from './knowledge-index.ts';
 import { analyzerFor, MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
-import { ANSWER_THRESHOLD } from '../agent/engines/knowledge-base-engine.ts';
+import type { AgentMessage } from '../agent/engine.ts';
+import { ANSWER_THRESHOLD, decide, fallbacksInARow } from '../agent/engines/knowledge-base-engine.ts';
 import { questionKeys } from './normalize.ts';
 import {
   ANSWER_RULES,
@@ -20,6 +21,7 @@ import {
   STRONG_AGREEMENT,
   strongAgreement,
   topicMargins,
+  type RetrievedEntry,
 } from './retrieval.ts';
 
 function row(id: string, question: string, answer: string, synonyms: string[] = [], at = 0): IndexRow {
@@ -157,7 +159,7 @@ test('of entries asking the same question only the newest answers; the exact key
     index.entries.map((entry) => entry.id),
     ['fix', 'pay', 'child'],
   );
-  assert.equal(index.byKey.get('how long does shipping take')?.id, 'fix');
+  assert.equal(index.byKey.get('how long does shipping take')?.[0]?.id, 'fix');
   assert.equal(index.documentFrequency.get(index.analyzer.term('shipping')), 1);
 });
 
@@ -335,4 +337,78 @@ test("documents never change how entries rank or score; passages are ranked apar
   const cat = (await withDocuments.retrieveWithPassages('base', 'What is the cat called?', { entries: 0, passages: 5 })).passages.map((p) => p.id);
   assert.equal(cat[0], 'p3');
   assert.ok(!cat.includes('p2'), cat.join());
+});
+
+test('a synonym written on two entries with different answers is an exact match of both; a superseded entry keeps its own synonym', () => {
+  const index = buildIndex('en', [
+    ...ROWS,
+    row('cost', 'How much does shipping cost?', 'Free above 50 euros.', ['delivery details'], 1),
+    row('time', 'When will my parcel arrive?', 'In 3 to 5 business days.', ['delivery details', 'parcel times'], 2),
+    row('old', 'When will my parcel arrive?', 'In a week.', ['when does it come'], 0),
+  ]);
+  assert.deepEqual(index.byKey.get('delivery details')?.map((entry) => entry.id), ['time', 'cost']);
+  assert.deepEqual(index.byKey.get('when will my parcel arrive')?.map((entry) => entry.id), ['time']);
+  assert.deepEqual(index.byKey.get('when does it come')?.map((entry) => entry.id), ['old']);
+});
+
+test('a kept phrasing is ranked, marked and answered only while unambiguous; customers choosing another entry for it make it a choice', async () => {
+  const rows = [
+    ...ROWS,
+    { ...row('cost', 'How much does shipping cost?', 'Free above 50 euros.', ['shipping cost please']), keptKeys: ['shipping cost please'] },
+    row('abroad', 'Do you ship abroad?', 'Within the European Union.'),
+  ];
+  const learning = new Map<string, string[]>([['shipping cost please', ['cost']]]);
+  const store = { findBaseVersion: () => Promise.resolve({ language: 'en', entriesVersion: 1, embeddings: null }), loadIndexRows: () => Promise.resolve(rows) };
+  const retriever = createRetriever({ store, entriesLearning: (_base, key) => Promise.resolve(learning.get(key) ?? []) });
+  const kept = await retriever.retrieveWithPassages('base', 'Shipping cost, please!', { entries: 1, passages: 0 });
+  const marked = kept.entries.find((entry) => entry.kept);
+  assert.deepEqual([marked?.id, marked?.exact], ['cost', false]);
+  assert.ok(kept.entries.every((entry) => !entry.exact));
+  learning.set('shipping cost please', ['cost', 'abroad']);
+  const both = await retriever.retrieveWithPassages('base', 'shipping cost please', { entries: 1, passages: 0 });
+  assert.deepEqual(both.entries.map((entry) => [entry.id, entry.exact]), [['cost', true], ['abroad', true]]);
+  // What Keep warns about: customers chose abroad for it; cost's own phrasing competes with nothing but abroad.
+  assert.deepEqual(await retriever.competing('base', 'cost', 'shipping cost please'), [{ entryId: 'abroad', question: 'Do you ship abroad?' }]);
+  // Worded as cost's question, a phrasing of abroad competes with cost (as close, ranked as abroad's synonym).
+  learning.clear();
+  assert.deepEqual((await retriever.competing('base', 'abroad', 'How much does shipping cost'))[0], { entryId: 'cost', question: 'How much does shipping cost?' });
+});
+
+test('decide: one exact entry answers, several are a choice; a kept phrasing answers while sure; menus only past the bars', () => {
+  const entry = (id: string, fields: Partial<RetrievedEntry> = {}): RetrievedEntry => ({
+    id,
+    question: `${id}?`,
+    answer: `${id}.`,
+    score: 0.1,
+    exact: false,
+    semantic: true,
+    relevance: 5,
+    ...fields,
+  });
+  const asking = { threshold: undefined, asking: true };
+  assert.deepEqual(decide([entry('a', { exact: true })], [], asking), { answer: 'a.', entryId: 'a', candidates: [] });
+  assert.deepEqual(decide([entry('a', { exact: true }), entry('b', { exact: true })], [], asking).candidates.map((c) => c.label), ['a?', 'b?']);
+  assert.deepEqual(decide([entry('a', { exact: true }), entry('b', { exact: true })], [], { ...asking, asking: false }), { answer: 'a.', entryId: 'a', candidates: [] });
+  // A kept phrasing: sure and first, answered; unsure, offered first with the other plausible candidates.
+  assert.equal(decide([entry('k', { kept: true, score: 0.9 }), entry('b')], [], asking).answer, 'k.');
+  const unsure = decide([entry('b', { relevance: 12 }), entry('k', { kept: true, score: 0.9, relevance: 11 }), entry('c', { relevance: -20 })], [], asking);
+  assert.deepEqual(unsure.candidates.map((c) => c.label), ['k?', 'b?']);
+  // No kept phrasing: the menu bar on the best, the option bar on each.
+  const bars = { menu: 10, option: 4 };
+  assert.deepEqual(decide([entry('a', { relevance: 9.9 }), entry('b')], [], { ...asking, bars }).candidates, []);
+  assert.deepEqual(decide([entry('a', { relevance: 10 }), entry('b', { relevance: 4 }), entry('c', { relevance: 3.9 })], [], { ...asking, bars }).candidates.map((c) => c.label), ['a?', 'b?']);
+  // A message holding an action's value (an order number): the option bar alone makes the menu.
+  assert.deepEqual(decide([entry('a', { relevance: 9.9 }), entry('b', { relevance: 4 }), entry('c', { relevance: 3.9 })], [], { ...asking, bars, valueSeen: true }).candidates.map((c) => c.label), ['a?', 'b?']);
+  assert.deepEqual(decide([entry('a', { relevance: 3.9 })], [], { ...asking, bars, valueSeen: true }).candidates, []);
+  assert.equal(decide([entry('a', { score: ANSWER_THRESHOLD })], [], asking).answer, 'a.');
+});
+
+test('fallbacks in a row: each fallback and each clarification since the last answer, greeting or handoff', () => {
+  const reply = (agentReply: AgentMessage['agentReply']): AgentMessage => ({ role: 'assistant', text: '', attachments: [], agentReply });
+  const customer: AgentMessage = { role: 'user', text: 'hi', attachments: [] };
+  const member: AgentMessage = { role: 'assistant', text: 'a member', attachments: [] };
+  assert.equal(fallbacksInARow([]), 0);
+  assert.equal(fallbacksInARow([reply('answered'), customer, reply('fallback'), customer, reply('clarified'), customer]), 2);
+  assert.equal(fallbacksInARow([reply('clarified'), customer, reply('answered'), customer]), 0);
+  assert.equal(fallbacksInARow([reply('handoff'), customer, reply('clarified'), member, customer]), 1);
 });

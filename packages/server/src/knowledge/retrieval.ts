@@ -1,5 +1,6 @@
 // Retrieval from a knowledge base for the agents (docs/decisions.md, "Knowledge-base retrieval"): an exact
-// (normalized) question or synonym match always wins; otherwise every entry of the base gets
+// (normalized) question or synonym match wins (of several entries: all of them, a choice; of a phrasing the team kept
+// from customers' picks: ranked like any text, marked, answered only while unambiguous); otherwise every entry gets
 //   - BM25F over question and synonyms (×2) and answer (×1), the customer's words stemmed after lemmatization,
 //     misspelled words corrected to the base's own vocabulary, WordNet relatives of the words at half weight;
 //   - the sentence encoder's cosine similarity of the text to the entry's question (or a synonym), to its answer
@@ -12,12 +13,15 @@
 // fitted for precision over the eval's three businesses together (docs/decisions.md, "Precision first", with its
 // cross-validated figures); by words alone, a logistic rule over its lexical score and margin; against a threshold
 // (0.5 unless the channel sets its own).
+// An entry written moments ago is ranked with its vectors too: the index computes those its job has not stored yet
+// (`withVectors`), so an entry's answers never depend on when the encoder finishes.
 // The passages of the base's documents are ranked the same way among themselves (the same query vector, their own
 // statistics) for the openai-compatible engine, and with the same answer rule's confidence for the knowledge-base
 // engine's clarifying choices (which offers passages, never answers with one directly).
 import type { PassageRow } from './documents/documents-store.ts';
-import { normalized, buildIndex, passageIndexRow, type IndexedEntry, type KnowledgeIndex } from './knowledge-index.ts';
-import { MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
+import type { EntryVectorSet } from './entry-vectors.ts';
+import { normalized, buildIndex, passageIndexRow, type IndexedEntry, type IndexRow, type KnowledgeIndex } from './knowledge-index.ts';
+import { analyzerFor, MAX_WORD_LENGTH } from './lexicon/analyzer.ts';
 import type { KnowledgeStore } from './knowledge-store.ts';
 import { BUILT_IN_MODEL } from './encoder/sentence-encoder.ts';
 import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
@@ -36,15 +40,38 @@ export interface RetrievedEntry {
   /**
    * How far the entry stands out for the text among the base's entries, unbounded: its fused score (the weighted
    * z-scores; the lexical z-score alone by words) less UNKNOWN_PENALTY per share of the text's words the base does
-   * not know. Clarifying choices ask when the best candidate's reaches their bar (clarify.ts); EXACT_RELEVANCE for an
-   * exact match.
+   * not know. Clarifying choices ask when the best candidate's reaches their bars (CLARIFY_BARS); EXACT_RELEVANCE for
+   * an exact match.
    */
   relevance: number;
+  /**
+   * The text is worded exactly as a phrasing the team kept for this entry (a learned question moved into its
+   * synonyms): answered directly only while the answer rule is sure of it, else clarified (not `exact`).
+   */
+  kept?: boolean;
 }
 
 /** What the relevance loses when every word of the text is unknown to the base (fitted with the clarifying bar). */
 export const UNKNOWN_PENALTY = 3;
 export const EXACT_RELEVANCE = 1_000;
+
+/**
+ * When candidates are plausible enough to offer as clarifying choices, on their relevance: a menu only when the
+ * best reaches `menu`, and of it only the options that reach `option` (the others are unrelated to the question).
+ */
+export interface ClarifyBars {
+  menu: number;
+  option: number;
+}
+
+/**
+ * Fitted with `npm run eval:kb` (docs/decisions.md, "Menus only when they help"): with the encoder, and by words
+ * alone (a base in another language without an embeddings provider).
+ */
+export const CLARIFY_BARS: { semantic: ClarifyBars; lexical: ClarifyBars } = {
+  semantic: { menu: 10.25, option: 4 },
+  lexical: { menu: 2.75, option: -0.5 },
+};
 
 function relevanceOf(signals: EntrySignals, ranking: Ranking): number {
   return Math.round((signals.fused - UNKNOWN_PENALTY * ranking.unknownShare) * 1000) / 1000;
@@ -248,13 +275,17 @@ function dot(a: Float32Array, b: Float32Array): number {
   return sum;
 }
 
-/** Every entry of the base with its signals for the text, best first by the mode's ranking. */
+/**
+ * Every entry of the base with its signals for the text, best first by the mode's ranking. `assumed`: an entry
+ * ranked as if the text were one of its synonyms (every word of it in its question, the encoder's cosine 1).
+ */
 export function rankEntries(
   index: KnowledgeIndex,
   text: string,
   queryVector: readonly number[] | undefined,
   mode: RetrievalMode,
   weights: FusionWeights = FUSION,
+  assumed?: string,
 ): Ranking {
   const { entries, documentFrequency, meanLength } = index;
   const { groups, unknownShare } = queryTerms(index, text);
@@ -282,6 +313,7 @@ export function rankEntries(
     const question = vector && entry.questionVectors.length ? Math.max(...entry.questionVectors.map((v) => dot(vector, v))) : null;
     const answer = vector && entry.answerVector ? dot(vector, entry.answerVector) : null;
     const whole = vector && entry.wholeVector ? dot(vector, entry.wholeVector) : null;
+    if (entry.id === assumed) return { entry, lexical: best > 0 ? 1 : 0, question: question === null ? null : 1, answer, whole, fused: 0, semantic: 0 };
     return { entry, lexical: best > 0 ? Math.min(score / best, 1) : 0, question, answer, whole, fused: 0, semantic: 0 };
   });
   const lexical = mode === 'encoder' ? signals.map(() => 0) : zScores(signals.map((s) => s.lexical), PRIORS.lexical);
@@ -439,10 +471,27 @@ export interface RetrieverDeps {
   embedWith?: ((provider: EmbeddingsProviderConfig, text: string) => Promise<number[]>) | undefined;
   /** Vectors of these models are in the base's entries (built-in encoder's name when no provider). */
   builtInModel?: string;
+  /** The entries of the base that customers chose for a phrasing (its key), kept or not; absent: none. */
+  entriesLearning?: (knowledgeBaseId: string, key: string) => Promise<string[]>;
   /** The base's provider failed on a question: it is answered by its words alone. */
   onEmbedError?: (knowledgeBaseId: string, error: unknown) => void;
+  /**
+   * An entry's vectors with its base's model (entry-vectors.ts `vectorsOf`): the index computes those its
+   * `knowledge.embed` job has not stored yet, so an entry ranks the same before as after. Absent: they are waited for.
+   */
+  entryVectors?: (
+    base: { language: string; embeddings: EmbeddingsProviderConfig | null },
+    entry: { question: string; synonyms: readonly string[]; answer: string },
+  ) => Promise<EntryVectorSet | undefined>;
+  /** An entry's vectors could not be computed for the index: it is ranked by its words until its job stores them. */
+  onEntryVectorsError?: (knowledgeBaseId: string, error: unknown) => void;
   mode?: RetrievalMode;
 }
+
+/** Entries ranked near a phrasing listed as competing with it at most (the options a clarification has beside it). */
+const MAX_COMPETING = 4;
+/** The answer rules' threshold as shipped (knowledge-base-engine.ts; a channel may set its own): `competing` uses it. */
+const SHIPPED_THRESHOLD = 0.5;
 
 /**
  * How many entries a process keeps in memory at once, over all bases (the least recently asked bases are dropped
@@ -450,14 +499,73 @@ export interface RetrieverDeps {
  */
 const CACHED_ENTRIES = 20_000;
 
+/**
+ * Entries without their vectors a rebuild embeds itself when there are at most this many (an entry just saved, a few
+ * corrections: a first question pays about 100 ms each); more at once (a provider change, an upgrade, a bulk
+ * import) are a bulk change: ranked by their words until their jobs store the vectors.
+ */
+export const INDEX_EMBEDS_ENTRIES = 8;
+/** Vectors the index computed itself, kept for the rebuilds until the entry's job stores them (by entry and text version). */
+const INDEX_VECTORS_KEPT = 2_000;
+
 /** A base in memory: its entries' index and its passages' index. */
 interface BaseIndex {
   entries: KnowledgeIndex;
   passages: KnowledgeIndex;
 }
 
-export function createRetriever({ store, loadPassages, embed, embedWith, builtInModel = BUILT_IN_MODEL, onEmbedError, mode = 'fused' }: RetrieverDeps) {
+export function createRetriever({
+  store,
+  loadPassages,
+  embed,
+  embedWith,
+  builtInModel = BUILT_IN_MODEL,
+  entriesLearning,
+  onEmbedError,
+  entryVectors,
+  onEntryVectorsError,
+  mode = 'fused',
+}: RetrieverDeps) {
   const cache = new Map<string, { version: number; index: Promise<BaseIndex>; entries: number }>();
+  const computed = new Map<string, Promise<EntryVectorSet | undefined>>();
+
+  /**
+   * The rows with the vectors their job has not stored yet, computed here (at most INDEX_EMBEDS_ENTRIES of them): an
+   * entry's answers do not depend on when its job finishes. The same texts and model as the job, so the same vectors.
+   */
+  async function withVectors(
+    knowledgeBaseId: string,
+    base: { language: string; embeddings: EmbeddingsProviderConfig | null },
+    model: string,
+    rows: IndexRow[],
+  ): Promise<IndexRow[]> {
+    if (!entryVectors || mode === 'lexical' || (!base.embeddings && !analyzerFor(base.language).english)) return rows;
+    const lacking = rows.filter((row) => row.vectorsModel !== model || !row.questionVectors || !row.answerVector);
+    if (lacking.length === 0 || lacking.length > INDEX_EMBEDS_ENTRIES) return rows;
+    const found = new Map<string, EntryVectorSet>();
+    await Promise.all(
+      lacking.map(async (row) => {
+        const key = `${model}\n${row.id}\n${row.updatedAt.getTime()}`;
+        let vectors = computed.get(key);
+        if (!vectors) {
+          vectors = entryVectors(base, row);
+          computed.set(key, vectors);
+          if (computed.size > INDEX_VECTORS_KEPT) computed.delete(computed.keys().next().value ?? '');
+        }
+        try {
+          const set = await vectors;
+          if (set?.model === model) found.set(row.id, set);
+        } catch (error) {
+          computed.delete(key);
+          onEntryVectorsError?.(knowledgeBaseId, error);
+        }
+      }),
+    );
+    return rows.map((row) => {
+      const set = found.get(row.id);
+      return set ? { ...row, questionVectors: set.questionVectors, answerVector: set.answerVector, vectorsModel: set.model } : row;
+    });
+  }
 
   /** Drops the least recently asked bases while the cache holds more than CACHED_ENTRIES (the newest always stays). */
   function trim(): void {
@@ -487,7 +595,10 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
       // The version was read before the rows: a write in between leaves a newer version, so a rebuild next time.
       const entry: { version: number; index: Promise<BaseIndex>; entries: number } = {
         version: base.entriesVersion,
-        index: Promise.all([store.loadIndexRows(knowledgeBaseId), loadPassages ? loadPassages(knowledgeBaseId) : []]).then(([rows, passages]) => ({
+        index: Promise.all([
+          store.loadIndexRows(knowledgeBaseId).then((rows) => withVectors(knowledgeBaseId, base, model, rows)),
+          loadPassages ? loadPassages(knowledgeBaseId) : [],
+        ]).then(([rows, passages]) => ({
           entries: buildIndex(base.language, rows, model),
           passages: buildIndex(base.language, passages.map(passageIndexRow), model, { passages: true }),
         })),
@@ -530,13 +641,18 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
     return undefined;
   }
 
-  /** The base's entries for the text, best first (at most `limit`); the exact match alone when there is one. */
-  function rankedEntries(index: KnowledgeIndex, query: string, vector: number[] | undefined, limit: number): RetrievedEntry[] {
+  /**
+   * The base's entries for the text, best first (at most `limit`), those with some evidence only; `kept`: the entry
+   * the text is a kept phrasing of, marked and always among them.
+   */
+  function rankedEntries(index: KnowledgeIndex, query: string, vector: number[] | undefined, limit: number, kept?: IndexedEntry): RetrievedEntry[] {
     if (index.entries.length === 0 || limit === 0) return [];
     const ranking = rankEntries(index, query, vector, mode);
     // Entries with no evidence at all (no shared word, and no closer than usual in meaning) are not candidates.
-    const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0));
-    return candidates.slice(0, limit).map((signals) => ({
+    const candidates = ranking.ranked.filter((s) => s.lexical > 0 || (s.question !== null && s.fused > 0)).slice(0, limit);
+    const own = kept && ranking.ranked.find((s) => s.entry === kept);
+    if (own && !candidates.includes(own)) candidates.push(own);
+    return candidates.map((signals) => ({
       id: signals.entry.id,
       question: signals.entry.question,
       answer: signals.entry.answer,
@@ -544,7 +660,35 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
       exact: false,
       semantic: mode !== 'lexical' && signals.question !== null,
       relevance: relevanceOf(signals, ranking),
+      ...(signals === own ? { kept: true } : {}),
     }));
+  }
+
+  /** Entries of distinct answers, the first of each (the most recently changed). */
+  function distinctAnswers(entries: readonly IndexedEntry[]): IndexedEntry[] {
+    const seen = new Set<string>();
+    return entries.filter((entry) => {
+      const answer = entry.answer.trim();
+      return !seen.has(answer) && seen.add(answer);
+    });
+  }
+
+  /**
+   * The text worded exactly as an entry's question or synonym: the entries to answer from (`exact`: one answers,
+   * several are a choice between them), or the entry it is a kept phrasing of when that must be ranked first (`kept`:
+   * answered only while unambiguous). A kept phrasing that customers also chose another entry for is a choice between
+   * them. Nothing when the text is no entry's.
+   */
+  async function exactMatch(knowledgeBaseId: string, index: KnowledgeIndex, text: string): Promise<{ exact: IndexedEntry[]; kept?: IndexedEntry }> {
+    // Keys have at most 1,000 characters (QUESTION_MAX): a longer text is no question asked word for word.
+    if (text.length > MAX_QUERY_CHARS) return { exact: [] };
+    const key = questionKey(text);
+    const holders = distinctAnswers(index.byKey.get(key) ?? []);
+    const only = holders[0];
+    if (!only || holders.length > 1 || !only.keptKeys.has(key)) return { exact: holders };
+    const learning = new Set(entriesLearning ? await entriesLearning(knowledgeBaseId, key) : []);
+    const others = distinctAnswers([only, ...index.entries.filter((entry) => entry !== only && learning.has(entry.id))]);
+    return others.length > 1 ? { exact: others } : { exact: [], kept: only };
   }
 
   /** The base's passages for the text, best first (at most `limit`), those with some evidence only. */
@@ -577,20 +721,53 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
     const { index, provider } = found;
     const wanted = { entries: index.entries.entries.length > 0 && limits.entries > 0, passages: index.passages.entries.length > 0 && limits.passages > 0 };
     if (!wanted.entries && !wanted.passages) return { entries: [], passages: [] };
-    // Keys have at most 1,000 characters (QUESTION_MAX): a longer text is no question asked word for word.
-    const exact = wanted.entries && text.length <= MAX_QUERY_CHARS ? index.entries.byKey.get(questionKey(text)) : undefined;
-    const exactEntry = exact && { id: exact.id, question: exact.question, answer: exact.answer, score: 1, exact: true, semantic: false, relevance: EXACT_RELEVANCE };
-    if (exactEntry && !wanted.passages) return { entries: [exactEntry], passages: [] };
+    const match = wanted.entries ? await exactMatch(knowledgeBaseId, index.entries, text) : { exact: [] };
+    const exactEntries = match.exact.map((entry) => ({ id: entry.id, question: entry.question, answer: entry.answer, score: 1, exact: true, semantic: false, relevance: EXACT_RELEVANCE }));
+    if (exactEntries.length > 0 && !wanted.passages) return { entries: exactEntries, passages: [] };
     // The encoder's time grows faster than its input's length (100 KB: over a minute of its thread).
     const query = queryText(text);
-    const searched = [...(wanted.entries && !exact ? [index.entries] : []), ...(wanted.passages ? [index.passages] : [])];
+    const searched = [...(wanted.entries && exactEntries.length === 0 ? [index.entries] : []), ...(wanted.passages ? [index.passages] : [])];
     const vector = await queryVector(knowledgeBaseId, searched, provider, query);
-    const entries = exactEntry ? [exactEntry] : wanted.entries ? rankedEntries(index.entries, query, vector, limits.entries) : [];
+    const entries = exactEntries.length > 0 ? exactEntries : wanted.entries ? rankedEntries(index.entries, query, vector, limits.entries, match.kept) : [];
     return { entries, passages: rankedPassages(index.passages, query, vector, limits.passages) };
   }
 
+  /**
+   * The other entries a phrasing customers chose for `entryId` is as close to (what `Keep` warns about): those it is
+   * worded as (their question or a synonym), those customers chose for it too, and, when the answer rule would not
+   * be sure of the entry with the phrasing as its synonym (ranked so: `rankEntries`' `assumed`), the other entries
+   * plausible enough to be offered beside it (CLARIFY_BARS' option bar). Empty: kept, it would be answered directly.
+   */
+  async function competing(knowledgeBaseId: string, entryId: string, text: string): Promise<{ entryId: string; question: string }[]> {
+    const found = await indexOf(knowledgeBaseId);
+    const index = found?.index.entries;
+    const own = index?.entries.find((entry) => entry.id === entryId);
+    if (!found || !index || !own) return [];
+    const answer = own.answer.trim();
+    const others = new Map<string, IndexedEntry>();
+    const add = (entry: IndexedEntry) => {
+      if (entry !== own && entry.answer.trim() !== answer && !others.has(entry.id)) others.set(entry.id, entry);
+    };
+    const key = questionKey(text);
+    for (const entry of index.byKey.get(key) ?? []) add(entry);
+    const learning = new Set(entriesLearning ? await entriesLearning(knowledgeBaseId, key) : []);
+    for (const entry of index.entries) if (learning.has(entry.id)) add(entry);
+    const query = queryText(text);
+    const vector = await queryVector(knowledgeBaseId, [index], found.provider, query);
+    const ranking = rankEntries(index, query, vector, mode, FUSION, entryId);
+    const assumed = ranking.ranked.find((signals) => signals.entry === own);
+    const sure = assumed !== undefined && ranking.ranked[0] === assumed && confidence(assumed, ranking, mode) >= SHIPPED_THRESHOLD;
+    if (!sure) {
+      const bar = (mode !== 'lexical' && assumed !== undefined && assumed.question !== null ? CLARIFY_BARS.semantic : CLARIFY_BARS.lexical).option;
+      const plausible = ranking.ranked.filter((signals) => signals !== assumed && relevanceOf(signals, ranking) >= bar);
+      for (const signals of plausible.slice(0, MAX_COMPETING)) add(signals.entry);
+    }
+    return [...others.values()].map((entry) => ({ entryId: entry.id, question: entry.question }));
+  }
+
   return {
-    /** The base's entries for a text, best first (at most `limit`); the exact match alone when there is one. */
+    competing,
+    /** The base's entries for a text, best first (at most `limit`); the exact matches alone when there are. */
     async retrieve(knowledgeBaseId: string, _language: string, text: string, limit = 5): Promise<RetrievedEntry[]> {
       return (await retrieveWithPassages(knowledgeBaseId, text, { entries: limit, passages: 0 })).entries;
     },
@@ -599,3 +776,36 @@ export function createRetriever({ store, loadPassages, embed, embedWith, builtIn
 }
 
 export type Retriever = ReturnType<typeof createRetriever>;
+
+/** A text of the account ranked like an entry (`rankTexts`): its confidence for the customer's text, 0–1. */
+export interface RankedText {
+  id: string;
+  text: string;
+  score: number;
+}
+
+/**
+ * Short texts that are no knowledge entry (the account's saved replies) ranked for a customer's text the way entries
+ * are by words (BM25F over the text as an answer, the base's analyzer, typo correction to their own vocabulary; the
+ * lexical answer rule's confidence), those sharing a word only, best first, at most `limit`. No encoder: they have no
+ * stored vectors.
+ */
+export function rankTexts(language: string, texts: readonly { id: string; text: string }[], text: string, limit: number): RankedText[] {
+  if (texts.length === 0 || limit === 0 || text.trim() === '') return [];
+  const rows: IndexRow[] = texts.map((item) => ({
+    id: item.id,
+    question: '',
+    synonyms: [],
+    answer: item.text,
+    keys: [],
+    updatedAt: new Date(0),
+    questionVectors: null,
+    answerVector: null,
+  }));
+  const index = buildIndex(language, rows, undefined, { passages: true });
+  const ranking = rankEntries(index, queryText(text), undefined, 'lexical');
+  return ranking.ranked
+    .filter((signals) => signals.lexical > 0)
+    .slice(0, limit)
+    .map((signals) => ({ id: signals.entry.id, text: signals.entry.answer, score: confidence(signals, ranking, 'lexical') }));
+}

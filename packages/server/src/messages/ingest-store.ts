@@ -1,7 +1,7 @@
 // The ingest statement: a batch of messages, each into its own chat, written by ONE SQL statement (a message is
 // the chat created or found, the message inserted, the chat touched, its new_messages event and webhook delivery,
-// the agent's reply job, the follow-through of a paused chat (its flag and alert jobs) and the NOTIFYs; chat_counts
-// and the overview by their statement triggers, once per batch).
+// the agent's reply job, the follow-through (a paused chat's flag, the alert jobs of a handoff or of an offline
+// assignee) and the NOTIFYs; chat_counts and the overview by their statement triggers, once per batch).
 // The rows and payloads are those of the step-by-step transaction in messages-service.ts (`recordStepByStep`),
 // which the rare paths still use. One statement is one transaction: nothing of a message exists until it commits.
 import type { PreparedQuery, PreparedStatement } from '../db/client.ts';
@@ -9,6 +9,7 @@ import { rowShape } from '../db/columns.ts';
 import { chats, messages, type StoredAttachment } from '../db/schema.ts';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from '../events/outbox.ts';
 import { JOBS_CHANNEL } from '../jobs/job-queue.ts';
+import { assigneeAlertWantedSql } from '../alerts/alerts-store.ts';
 import type { ChatRow } from '../chats/chats-store.ts';
 import type { MessageRow } from './messages-store.ts';
 
@@ -91,7 +92,7 @@ function ingestStatement(form: IngestForm): PreparedStatement {
     WHERE chats.id = t.target_chat_id
     RETURNING chats.*`;
   return {
-  name: `parley_ingest_${form}_v5`,
+  name: `parley_ingest_${form}_v7`,
   text: `WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
       n int, chat_id uuid, account_id uuid, channel_id text, channel_kind text, external_chat_id text, unique_id text,
@@ -101,13 +102,13 @@ function ingestStatement(form: IngestForm): PreparedStatement {
   channel AS (
     -- Held until the commit, so a delete of one waits for this statement; one deleted meanwhile is not here, and
     -- its message is ignored as for an unknown channel (no foreign-key error, no deadlock with the delete's cascade).
-    SELECT id FROM channels WHERE id IN (SELECT channel_id FROM input) FOR KEY SHARE),
+    SELECT id, search_config FROM channels WHERE id IN (SELECT channel_id FROM input) FOR KEY SHARE),
   known AS (
     SELECT input.n, chats.id, chats.banned, chats.paused, chats.needs_human, chats.assignee_id FROM input
     JOIN chats ON chats.channel_id = input.channel_id AND chats.external_chat_id = input.external_chat_id),
   target AS (
     -- A banned chat ignores the message (nothing is stored); a paused one stores it without the agent.
-    SELECT input.*, coalesce(known.id, input.chat_id) AS target_chat_id,
+    SELECT input.*, channel.search_config, coalesce(known.id, input.chat_id) AS target_chat_id,
            input.role = 'user' AND input.agent_answers AND NOT coalesce(known.paused, false) AS awaiting
     FROM input JOIN channel ON channel.id = input.channel_id
     ${form === 'new' ? 'LEFT JOIN' : 'JOIN'} known ON known.n = input.n
@@ -115,8 +116,9 @@ function ingestStatement(form: IngestForm): PreparedStatement {
   message AS (
     -- A repeated external id is ignored: no chat change, no event, no reply. The chat a new message names is
     -- inserted below in this same statement (foreign keys are checked at its end).
-    INSERT INTO messages (id, account_id, chat_id, role, origin, sender_name, text, attachments, external_id, awaiting_agent, created_at)
-    SELECT message_id, account_id, target_chat_id, role, origin, sender_name, text, attachments, external_id, awaiting, at
+    -- search_config: the channel's text-search configuration (migration 0037), so the insert trigger has nothing to do.
+    INSERT INTO messages (id, account_id, chat_id, role, origin, sender_name, text, attachments, external_id, awaiting_agent, created_at, search_config)
+    SELECT message_id, account_id, target_chat_id, role, origin, sender_name, text, attachments, external_id, awaiting, at, search_config
     FROM target
     ON CONFLICT (chat_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
     RETURNING *),
@@ -155,10 +157,13 @@ function ingestStatement(form: IngestForm): PreparedStatement {
     SET rerun = jobs.locked_until IS NOT NULL AND jobs.locked_until >= now(), run_at = least(jobs.run_at, now())
     RETURNING key, rerun),
   follow AS (
-    -- Follow-through (issue #33, alerts/alert-queue.ts): a customer message in a paused chat alerts its assignee, or,
-    -- unassigned and not flagged yet, alerts as a handoff (the chat-tool webhook now, e-mails after $3).
+    -- Follow-through (issue #33, alerts/alert-queue.ts): a customer message in a chat with an assignee alerts them
+    -- when offline (paused or not); in a paused chat unassigned and not flagged yet, it alerts as a handoff (the
+    -- chat-tool webhook now, e-mails after $3).
     SELECT s.account_id, s.chat_id, s.job_id, k.assignee_id FROM stored s JOIN known k ON k.n = s.n
-    WHERE s.role = 'user' AND k.paused AND (k.assignee_id IS NOT NULL OR NOT k.needs_human)),
+    WHERE s.role = 'user'
+      AND CASE WHEN k.assignee_id IS NULL THEN k.paused AND NOT k.needs_human
+               ELSE ${assigneeAlertWantedSql('k.id', 'k.assignee_id')} END),
   alert AS (
     INSERT INTO jobs (id, kind, payload, run_at)
     SELECT md5(f.job_id::text || a.kind)::uuid, a.kind, jsonb_build_object('accountId', f.account_id, 'chatId', f.chat_id) || a.extra, now() + a.delay

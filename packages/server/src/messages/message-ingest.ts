@@ -3,11 +3,11 @@
 // batch (ingest-store.ts); a message that may get the off-hours auto-reply goes step by step in a transaction.
 import type { ChannelRow, ChannelsStore } from '../channels/channels-store.ts';
 import { DEFAULT_SETTINGS } from '../channels/channels-service.ts';
-import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
+import { NO_CUSTOMER_DELIVERY } from './customer-delivery.ts';
 import type { StoredAttachment } from '../db/schema.ts';
 import { createGroupCommit } from '../lib/group-commit.ts';
 import { newId } from '../lib/ids.ts';
-import { NO_METRICS } from '../metrics/metrics.ts';
+import { NO_METRICS } from '../kernel/metrics.ts';
 import { NO_ALERTS, type AlertQueue } from '../alerts/alert-queue.ts';
 import { webhookMessage } from '../webhooks/payloads.ts';
 import { LruMap } from 'toad-cache';
@@ -18,9 +18,8 @@ import type { ChatsServiceDeps } from '../chats/chats-service.ts';
 import type { ChatRow } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
-import type { AppMetrics } from '../metrics/metrics.ts';
-import type { AgentService } from '../agent/agent-service.ts';
-import type { CustomerDelivery } from '../channels/customer-delivery.ts';
+import type { AppMetrics } from '../kernel/metrics.ts';
+import type { CustomerDelivery } from './customer-delivery.ts';
 import type { MessageRow, MessagesStore } from './messages-store.ts';
 
 /** A message on its way into a chat (the API channel's, a messenger's or the widget's). */
@@ -51,6 +50,19 @@ export interface Ingested {
   message: MessageRow;
 }
 
+/** Whether the agent answers a customer message (rule 3): it answers, the auto-reply goes out, or it stays silent. */
+export type AgentPlan = 'answer' | 'autoReply' | 'silent';
+
+/** What the ingest asks of the agent (agent/agent-service.ts implements it). */
+export interface IngestAgent {
+  channelPlan(channel: ChannelRow, at: Date): AgentPlan;
+  planFor(channel: ChannelRow, chat: ChatRow, at: Date): AgentPlan;
+  /** In the message's transaction: the reply job, or the auto-reply. */
+  afterCustomerMessage(tx: Executor, plan: AgentPlan, channel: ChannelRow, chat: ChatRow, at: Date): Promise<void>;
+  /** After the commit: the reply jobs start at once. */
+  wake(): void;
+}
+
 /** What the ingest uses; the messages service's dependencies include these (messages-service.ts). */
 export interface IngestDeps {
   db: Database;
@@ -62,7 +74,7 @@ export interface IngestDeps {
   /** Ingest batches written at once (a few on a PostgreSQL pool; one on PGlite). */
   ingestConcurrency?: number;
   /** Decides whether the agent answers a customer message (rule 3). */
-  agent: Pick<AgentService, 'channelPlan' | 'planFor' | 'afterCustomerMessage' | 'wake'>;
+  agent: IngestAgent;
   /** Replies to messenger chats go out through their messenger (a job queued in the reply's transaction). */
   customerDelivery?: CustomerDelivery;
   eventsCommitted?: EventsCommitted;
@@ -147,7 +159,7 @@ export function createIngest({
       });
       if (!message) return undefined; // a repeated messageId: no event, no reply
       // Follow-through (issue #33), as the one-statement path does: a paused chat's customer message flags it
-      // (unassigned) or alerts its assignee.
+      // (unassigned); any chat's alerts its assignee (when offline).
       const flags = fromCustomer && chat.paused && chat.assigneeId === null && !chat.needsHuman;
       const touched = await store.touchChat(chat.id, {
         text: incoming.text,
@@ -158,7 +170,7 @@ export function createIngest({
       });
       if (!fromCustomer) return { plan: 'context' as const }; // rule 2: saved as context, sent nowhere
       if (flags) await alerts.needsPerson(tx, chat, 'customer_message');
-      else if (chat.paused && chat.assigneeId !== null) await alerts.assigneeAlert(tx, chat, chat.assigneeId);
+      else if (chat.assigneeId !== null) await alerts.assigneeAlert(tx, chat, chat.assigneeId);
       await recordNewMessage(tx, channelsStore, touched, message, now);
       await agent.afterCustomerMessage(tx, plan, channel, touched, now);
       return { plan, chat: touched, message };

@@ -4,7 +4,7 @@
 // transaction; a team reply recorded through the API (`role: assistant`) writes none.
 import { DEFAULT_SENDER_NAME, type InboxMessage, type SendMessageBody } from '@parley/contracts';
 import type { ChannelRow } from '../channels/channels-store.ts';
-import { NO_CUSTOMER_DELIVERY } from '../channels/customer-delivery.ts';
+import { NO_CUSTOMER_DELIVERY } from './customer-delivery.ts';
 import type { ChatsStore } from '../chats/chats-store.ts';
 import type { Executor } from '../db/client.ts';
 import type { StoredAttachment } from '../db/schema.ts';
@@ -78,7 +78,7 @@ export function createMessagesService(deps: MessagesServiceDeps) {
     },
 
     /**
-     * A customer's message from a messenger (channels/messenger-inbound.ts): the same path as send-message-universal
+     * A customer's message from a messenger (messengers/messenger-inbound.ts): the same path as send-message-universal
      * (chat found or created, new_messages, the agent's plan with the silence rules, a banned chat ignores it), with
      * the chat identity of docs/architecture.md: `uniqueId` `<chat_id>_<channel_id>`, `chatId` the messenger's chat id.
      */

@@ -1,40 +1,36 @@
-// Messages: send-message-universal and the other ingest paths (messengers, widget), answer ratings and the
-// corrections they save, stored files, and the console's Inbox, which acts on chats, messages, tags and ratings.
-import type { AgentService } from '../agent/agent-service.ts';
+// Messages: send-message-universal and the other ingest paths (messengers, widget), stored files, and the Inbox's
+// history of a chat, private notes and team replies.
 import type { AlertQueue } from '../alerts/alert-queue.ts';
-import type { CustomerDelivery } from '../channels/customer-delivery.ts';
-import type { ChatsService } from '../chats/chats-service.ts';
+import type { CustomerDelivery } from './customer-delivery.ts';
 import { createChatsStore } from '../chats/chats-store.ts';
 import type { Kernel } from '../kernel/kernel.ts';
-import { preparedQuery, statementSlots, type Executor } from '../db/client.ts';
+import type { ChannelStores } from '../channels/channel-cache.ts';
+import { preparedQuery, statementSlots } from '../db/client.ts';
 import type { EventsCommitted } from '../events/outbox.ts';
-import { createFeedbackService } from '../feedback/feedback-service.ts';
-import { registerInboxRoutes } from '../http/console/inbox-routes.ts';
-import { filesPlugin } from '../http/files-routes.ts';
-import { registerMessageRoutes } from '../http/public/messages-routes.ts';
-import type { KnowledgeService } from '../knowledge/knowledge-service.ts';
-import type { FeatureModule } from '../module.ts';
-import type { TagsService } from '../tags/tags-service.ts';
+import { registerInboxMessageRoutes } from './inbox-routes.ts';
+import { filesPlugin } from '../files/files-routes.ts';
+import { registerMessageRoutes } from './messages-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 import { createIngestStore } from './ingest-store.ts';
+import type { IngestAgent } from './message-ingest.ts';
 import { createMessagesService } from './messages-service.ts';
 import { createMessagesStore } from './messages-store.ts';
-import { createNotesService } from './notes-service.ts';
+import { createNotesService, type NotesServiceDeps } from './notes-service.ts';
 import { createNotesStore } from './notes-store.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
-export type MessagesShared = Pick<Kernel, 'channelsStoreOf' | 'clock' | 'db' | 'files' | 'jobs' | 'metrics'>;
+export type MessagesShared = Pick<Kernel, 'clock' | 'db' | 'files' | 'jobs' | 'metrics'> & ChannelStores;
 
 export interface MessagesModuleDeps {
-  agent: AgentService;
-  chats: ChatsService;
-  tags: TagsService;
-  knowledge: { serviceOf(executor: Executor): KnowledgeService };
+  agent: IngestAgent;
   customerDelivery: CustomerDelivery;
   eventsCommitted: EventsCommitted;
   /** Follow-through (issue #33): a customer message in a paused chat alerts the team. */
   alerts: AlertQueue;
   /** ALERT_EMAIL_DELAY_SECONDS in ms (the ingest statement writes the follow-through's jobs itself). */
   alertEmailDelayMs: number;
+  /** The agent's action runs of a chat, for its console history (actions/module.ts). */
+  actionRuns?: NotesServiceDeps['actionRuns'];
 }
 
 export function createMessagesModule(core: MessagesShared, deps: MessagesModuleDeps) {
@@ -55,18 +51,17 @@ export function createMessagesModule(core: MessagesShared, deps: MessagesModuleD
     metrics: core.metrics,
     alerts: deps.alerts,
   });
-  const feedback = createFeedbackService({
+  const notes = createNotesService({
     db,
-    messagesStore: createMessagesStore,
+    notesStore: createNotesStore,
     chatsStore: createChatsStore,
-    channelsStore: core.channelsStoreOf,
-    knowledge: deps.knowledge.serviceOf,
+    clock: core.clock,
+    ...(deps.actionRuns ? { actionRuns: deps.actionRuns } : {}),
   });
-  const notes = createNotesService({ db, notesStore: createNotesStore, chatsStore: createChatsStore, clock: core.clock });
   return {
     messages,
-    publicRoutes: (api) => registerMessageRoutes(api, messages, feedback, core.files.readUploads),
-    consoleRoutes: (api) => registerInboxRoutes(api, { chats: deps.chats, messages, notes, tags: deps.tags, feedback }),
+    publicRoutes: (api) => registerMessageRoutes(api, messages, core.files.readUploads),
+    consoleRoutes: (api) => registerInboxMessageRoutes(api, { messages, notes }),
     async register(app) {
       await app.register(filesPlugin, { storage: core.files.storage });
     },

@@ -1,7 +1,7 @@
 // The team's private notes in a chat's console history (issue #25). They live apart from messages, so nothing that
 // sends messages (the customer's delivery, webhooks, the event feed, the public API, CRM transcripts) can see one;
 // adding one tells open Inboxes (a console-only notice, never an event).
-import type { InboxMessage, InboxNote, Note } from '@parley/contracts';
+import type { InboxAction, InboxMessage, InboxNote, InboxSummary, Note } from '@parley/contracts';
 import type { ChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
 import { Errors } from '../errors.ts';
@@ -15,13 +15,17 @@ export interface NotesServiceDeps {
   notesStore: (executor: Executor) => NotesStore;
   chatsStore: (executor: Executor) => Pick<ChatsStore, 'find'>;
   clock: Clock;
+  /** The agent's action runs in a chat, newest first (actions/actions-service.ts `historyOf`); absent: none. */
+  actionRuns?: (accountId: string, chatId: string, limit: number) => Promise<InboxAction[]>;
 }
 
 function toNote(row: NoteRow): Note {
   return { id: row.id, text: row.text, author: { id: row.authorId, name: row.authorName }, createdAt: row.createdAt.toISOString() };
 }
 
-export function createNotesService({ db, notesStore, chatsStore, clock }: NotesServiceDeps) {
+export type HistoryItem = InboxMessage | InboxNote | InboxSummary | InboxAction;
+
+export function createNotesService({ db, notesStore, chatsStore, clock, actionRuns }: NotesServiceDeps) {
   return {
     async addNote(author: { accountId: string; memberId: string; name: string }, chatId: string, text: string): Promise<Note> {
       const chat = isUuid(chatId) ? await chatsStore(db).find(author.accountId, chatId) : undefined;
@@ -42,12 +46,15 @@ export function createNotesService({ db, notesStore, chatsStore, clock }: NotesS
       return toNote(row);
     },
 
-    /** A chat's console history: its most recent `limit` messages and notes together, oldest first. */
-    async history(accountId: string, chatId: string, messages: InboxMessage[], limit: number): Promise<(InboxMessage | InboxNote)[]> {
-      const notes = (await notesStore(db).listRecent(accountId, chatId, limit)).map((row): InboxNote => ({ kind: 'note', ...toNote(row) }));
-      if (notes.length === 0) return messages;
-      const merged: (InboxMessage | InboxNote)[] = [...messages, ...notes.reverse()];
-      // Messages and notes ids are both time-ordered UUIDv7: equal timestamps keep their creation order.
+    /** A chat's console history: its most recent `limit` messages, notes and action runs together, oldest first. */
+    async history(accountId: string, chatId: string, messages: InboxMessage[], limit: number): Promise<HistoryItem[]> {
+      const notes = (await notesStore(db).listRecent(accountId, chatId, limit)).map(
+        (row): InboxNote | InboxSummary => ({ kind: row.kind === 'summary' ? 'summary' : 'note', ...toNote(row) }),
+      );
+      const runs = actionRuns ? await actionRuns(accountId, chatId, limit) : [];
+      if (notes.length === 0 && runs.length === 0) return messages;
+      const merged: HistoryItem[] = [...messages, ...notes.reverse(), ...runs.reverse()];
+      // Messages, notes and runs ids are all time-ordered UUIDv7: equal timestamps keep their creation order.
       merged.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
       return merged.slice(-limit);
     },

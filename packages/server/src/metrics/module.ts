@@ -1,6 +1,6 @@
 // Prometheus metrics (docs/operations.md, Metrics): `GET /metrics` on PORT behind METRICS_TOKEN, and/or a second
 // listener on HOST:METRICS_PORT serving only /metrics. With neither set nothing is served and nothing is added per
-// request. The features count into core.metrics (metrics/metrics.ts); this module adds the HTTP histogram, the
+// request. The features count into core.metrics (kernel/metrics.ts); this module adds the HTTP histogram, the
 // process's default metrics, and the gauges read at scrape time (jobs by state, the PostgreSQL pool).
 import { createServer, type Server } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -11,7 +11,7 @@ import { poolOf } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import { JOB_STATES, type JobQueue } from '../jobs/job-queue.ts';
 import { secretsEqual } from '../lib/secrets.ts';
-import type { FeatureModule } from '../module.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
 export type MetricsShared = Pick<Kernel, 'app' | 'db' | 'jobs' | 'logger' | 'metrics'>;

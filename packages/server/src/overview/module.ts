@@ -1,7 +1,7 @@
 // The console's overview: counts of the account's chats and replies.
 import type { Kernel } from '../kernel/kernel.ts';
-import { registerOverviewRoutes } from '../http/console/overview-routes.ts';
-import type { FeatureModule } from '../module.ts';
+import { registerOverviewRoutes } from './overview-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 import { createOverviewService } from './overview-service.ts';
 import { createOverviewStore } from './overview-store.ts';
 

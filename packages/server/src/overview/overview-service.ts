@@ -1,5 +1,5 @@
-// The overview of the web account's first page: conversations per day, the agent's replies answered / fell back /
-// handed off per day, corrections, tasks done. Days are UTC days; the window ends today.
+// The overview of the web account's first page: new chats per day, the agent's replies answered / after a choice /
+// clarified / fell back / handed off per day, corrections, tasks done. Days are UTC days; the window ends today.
 import type { Overview } from '@parley/contracts';
 import type { Clock } from '../lib/clock.ts';
 import type { OverviewStore } from './overview-store.ts';
@@ -20,6 +20,7 @@ export function createOverviewService({ store, clock }: { store: OverviewStore; 
         agentReplies: {
           answered: sum((row) => row.answered),
           answeredAfterChoice: sum((row) => row.answeredAfterChoice),
+          clarified: sum((row) => row.clarified),
           fellBack: sum((row) => row.fellBack),
           handedOff: sum((row) => row.handedOff),
         },
@@ -29,6 +30,7 @@ export function createOverviewService({ store, clock }: { store: OverviewStore; 
             date,
             answered: row?.answered ?? 0,
             answeredAfterChoice: row?.answeredAfterChoice ?? 0,
+            clarified: row?.clarified ?? 0,
             fellBack: row?.fellBack ?? 0,
             handedOff: row?.handedOff ?? 0,
           };

@@ -8,6 +8,7 @@ export interface OverviewDay {
   conversations: number;
   answered: number;
   answeredAfterChoice: number;
+  clarified: number;
   fellBack: number;
   handedOff: number;
   corrections: number;
@@ -20,7 +21,7 @@ export function createOverviewStore(db: Executor) {
       return queryRows<OverviewDay>(
         db,
         sql`select to_char(day, 'YYYY-MM-DD') as day, sum(conversations)::int as conversations, sum(answered)::int as answered,
-                   sum(answered_after_choice)::int as "answeredAfterChoice",
+                   sum(answered_after_choice)::int as "answeredAfterChoice", sum(clarified)::int as clarified,
                    sum(fell_back)::int as "fellBack", sum(handed_off)::int as "handedOff", sum(corrections)::int as corrections
             from overview_days where account_id = ${accountId} and day >= ${since}::date
             group by day order by day`,

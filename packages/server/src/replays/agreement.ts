@@ -2,13 +2,12 @@
 // `differs`), by the engine's own similarity (docs/decisions.md, "Replay verdicts"):
 //   - the same text once case, punctuation and spacing are set aside (questionKey), for either engine;
 //   - the knowledge-base engine: the team's answer, looked up in the base as if a customer had written it, finds
-//     first the entry the agent answered with, at least as plausibly as a clarifying choice would need (its second
+//     first the entry the agent answered with, at least as plausibly as a clarifying menu would need (its menu
 //     bar), or the two texts share most of their words (Dice ≥ WORDS_BAR over the base analyzer's stemmed terms);
 //   - the openai-compatible engine (free text): the two texts share enough of their stemmed terms (Dice ≥ MODEL_WORDS_BAR).
-import { CLARIFY_THRESHOLD, LEXICAL_CLARIFY_THRESHOLD } from '../agent/engines/clarify.ts';
 import { analyzerFor } from '../knowledge/lexicon/analyzer.ts';
 import { questionKey } from '../knowledge/normalize.ts';
-import type { Retriever } from '../knowledge/retrieval.ts';
+import { CLARIFY_BARS, type Retriever } from '../knowledge/retrieval.ts';
 
 /** Share of stemmed words (Dice) from which an entry's answer and the team's answer say the same. */
 export const WORDS_BAR = 0.5;
@@ -44,7 +43,7 @@ export function createAgreement({ retriever }: AgreementDeps) {
       if (words >= WORDS_BAR) return true;
       const [top] = await retriever.retrieve(knowledgeBaseId, language, teamAnswer, 1);
       if (!top || top.answer.trim() !== agentReply.trim()) return false;
-      return top.exact || top.relevance >= (top.semantic ? CLARIFY_THRESHOLD : LEXICAL_CLARIFY_THRESHOLD);
+      return top.exact || top.relevance >= (top.semantic ? CLARIFY_BARS.semantic : CLARIFY_BARS.lexical).menu;
     },
   };
 }

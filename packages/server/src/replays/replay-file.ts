@@ -2,13 +2,15 @@
 // (RFC 4180: quoted fields with commas, quotes doubled, line breaks; CRLF or LF; a UTF-8 BOM) or a JSON array of
 // `{ question, answer[, conversationId] }`. A malformed file is a 400 naming what is wrong and where (rows count
 // from 1, the CSV header aside).
-import { REPLAY_MAX_ROWS } from '@parley/contracts';
+import { REPLAY_MAX_ROWS, type ReplayAnsweredBy } from '@parley/contracts';
 import { Errors } from '../errors.ts';
 
 export interface ReplayRow {
   question: string;
   /** The team's answer; null when the row has none. */
   teamAnswer: string | null;
+  /** Whose past reply `teamAnswer` is (a file's rows: the team's). */
+  answeredBy?: ReplayAnsweredBy;
   conversationId: string | null;
 }
 

@@ -60,7 +60,16 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 }
 
 function itemOf(row: ReplayItemRecord): ReplayItem {
-  return { id: row.id, question: row.question, teamAnswer: row.teamAnswer, agentReply: row.agentReply, verdict: row.verdict, mark: row.mark };
+  return {
+    id: row.id,
+    question: row.question,
+    teamAnswer: row.teamAnswer,
+    answeredBy: row.answeredBy,
+    agentReply: row.agentReply,
+    verdict: row.verdict,
+    mark: row.mark,
+    wouldCall: row.wouldCall,
+  };
 }
 
 export function createReplaysService(deps: ReplaysServiceDeps) {
@@ -77,29 +86,41 @@ export function createReplaysService(deps: ReplaysServiceDeps) {
     if (body.source !== 'history') throw Errors.replaySourceMissing();
     const since = new Date(clock.now().getTime() - (body.days ?? DEFAULT_DAYS) * 86_400_000);
     const questions = await store.historyQuestions(accountId, channelId, since, REPLAY_MAX_ROWS);
-    return questions.map((q) => ({ question: q.question, teamAnswer: q.teamAnswer, conversationId: q.chatId }));
+    return questions.map((q) => ({ question: q.question, teamAnswer: q.teamAnswer, answeredBy: q.answeredBy, conversationId: q.chatId }));
   }
 
-  /** The verdict of the agent's reply to one question. */
-  async function verdictOf(channel: ChannelRow, language: string, item: ReplayItemRecord, accountId: string): Promise<{ agentReply: string | null; verdict: ReplayVerdict }> {
-    const { reply, outcome } = await deps.agent.evaluate(accountId, channel, item.question);
-    if (outcome !== 'answered') return { agentReply: reply, verdict: outcome };
+  /** The verdict of the agent's reply to one question (actions: `read` ones called only with `callReadActions`). */
+  async function verdictOf(
+    channel: ChannelRow,
+    language: string,
+    item: ReplayItemRecord,
+    accountId: string,
+    callReadActions: boolean,
+  ): Promise<{ agentReply: string | null; verdict: ReplayVerdict; wouldCall: string[] }> {
+    const { reply, outcome, wouldCall } = await deps.agent.evaluate(accountId, channel, item.question, { callReadActions });
+    if (outcome !== 'answered') return { agentReply: reply, verdict: outcome, wouldCall };
     const agrees =
       reply !== null &&
       item.teamAnswer !== null &&
       (await agreement.agrees({ engine: channel.agentEngine.kind, knowledgeBaseId: channel.knowledgeBaseId, language, agentReply: reply, teamAnswer: item.teamAnswer }));
-    return { agentReply: reply, verdict: agrees ? 'agrees' : 'differs' };
+    return { agentReply: reply, verdict: agrees ? 'agrees' : 'differs', wouldCall };
   }
 
   return {
     /** Stores the questions and queues their replay (admin role, checked by the route's contract). */
-    async start(accountId: string, body: { channelId: string; source?: 'history'; days?: number }, uploads: readonly Upload[]): Promise<StartedReplay> {
+    async start(
+      accountId: string,
+      body: { channelId: string; source?: 'history'; days?: number; callReadActions?: boolean | 'true' | 'false' },
+      uploads: readonly Upload[],
+    ): Promise<StartedReplay> {
       const channel = await deps.channelsStore(db).find(accountId, body.channelId);
       if (!channel) throw Errors.channelNotFound();
       const rows = await rowsOf(accountId, channel.id, body, uploads);
       const id = newId();
       await db.transaction(async (tx) => {
-        await createReplaysStore(tx).insert({ id, accountId, channelId: channel.id, source: uploads.length > 0 ? 'file' : 'history', createdAt: clock.now() }, rows);
+        const callReadActions = body.callReadActions === true || body.callReadActions === 'true';
+        const source = uploads.length > 0 ? 'file' : 'history';
+        await createReplaysStore(tx).insert({ id, accountId, channelId: channel.id, source, callReadActions, createdAt: clock.now() }, rows);
         if (rows.length > 0) await jobs.enqueue(tx, 'replay.run', { accountId, replayId: id }, { key: replayJobKey(id) });
       });
       jobs.wake();
@@ -125,7 +146,9 @@ export function createReplaysService(deps: ReplaysServiceDeps) {
           fellBack: row.fellBack,
           markedRight: row.markedRight,
           markedWrong: row.markedWrong,
+          // Answered items only: a right or wrong clarification, handoff or fallback says nothing of answers' precision.
           estimatedPrecision: marked === 0 ? null : row.markedRight / marked,
+          unansweredMarks: { markedRight: row.unansweredRight, markedWrong: row.unansweredWrong },
         },
       };
     },
@@ -167,7 +190,10 @@ export function createReplaysService(deps: ReplaysServiceDeps) {
         if (channel.knowledgeBaseId) await deps.primeQuestions?.(language, texts);
         let results;
         try {
-          results = await mapLimited(batch, CONCURRENCY, async (item) => ({ id: item.id, ...(await verdictOf(channel, language, item, accountId)) }));
+          results = await mapLimited(batch, CONCURRENCY, async (item) => ({
+            id: item.id,
+            ...(await verdictOf(channel, language, item, accountId, state.callReadActions)),
+          }));
         } catch (error) {
           // The engine failing for good (a model server down past the job's retries) fails the replay.
           if (error instanceof AgentEngineError && run.lastAttempt) return store.finish(replayId, 'failed', clock.now(), error.message);

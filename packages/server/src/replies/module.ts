@@ -1,7 +1,7 @@
 // Saved replies (issue #25): the account's reusable answers, typed in the Inbox as `/shortCode`.
 import type { Kernel } from '../kernel/kernel.ts';
-import { registerCannedResponseRoutes } from '../http/console/canned-response-routes.ts';
-import type { FeatureModule } from '../module.ts';
+import { registerCannedResponseRoutes } from './canned-response-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
 import { createCannedResponsesService } from './canned-responses-service.ts';
 import { createCannedResponsesStore } from './canned-responses-store.ts';
 

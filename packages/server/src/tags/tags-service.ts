@@ -7,12 +7,14 @@ import type { TagsStore } from './tags-store.ts';
 
 export interface TagsServiceDeps {
   store: Pick<TagsStore, 'list' | 'chatExists' | 'findTagId' | 'insertTagIfMissing' | 'attach' | 'detach' | 'deleteTag'>;
+  /** Tells open Inboxes that a chat's tags changed (their lists filter by tag). */
+  chatChanged?: (accountId: string, chatId: string) => Promise<void>;
 }
 
 // A tag can only vanish under tag-chat when a concurrent remove deletes it; a few retries outlast any such race.
 const TAG_CHAT_ATTEMPTS = 3;
 
-export function createTagsService({ store }: TagsServiceDeps) {
+export function createTagsService({ store, chatChanged = async () => {} }: TagsServiceDeps) {
   async function requireChat(accountId: string, chatId: string): Promise<void> {
     if (!isUuid(chatId) || !(await store.chatExists(accountId, chatId))) throw Errors.chatNotFound();
   }
@@ -47,7 +49,10 @@ export function createTagsService({ store }: TagsServiceDeps) {
         const tagId = await ensureTag(accountId, name);
         if (tagId === undefined) continue;
         const result = await store.attach(accountId, tagId, chatId);
-        if (result === 'attached') return { id: tagId, success: true as const };
+        if (result === 'attached') {
+          await chatChanged(accountId, chatId);
+          return { id: tagId, success: true as const };
+        }
         if (result === 'alreadyAttached') throw Errors.tagAlreadyExist();
         if (result === 'chatGone') throw Errors.chatNotFound();
       }
@@ -59,6 +64,7 @@ export function createTagsService({ store }: TagsServiceDeps) {
       await requireChat(accountId, chatId);
       const tagId = await requireTag(accountId, name);
       if (!(await store.detach(tagId, chatId))) throw Errors.tagNotFound();
+      await chatChanged(accountId, chatId);
       return { id: tagId, success: true as const };
     },
 

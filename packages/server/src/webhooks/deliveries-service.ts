@@ -1,12 +1,12 @@
 // The delivery log and redelivery of the console (beyond the spec).
 import type { ChannelKind, Delivery } from '@parley/contracts';
-import type { ChannelsStore } from '../channels/channels-store.ts';
 import { Errors } from '../errors.ts';
 import type { DeliveryStore } from './delivery-store.ts';
 
 export interface DeliveriesServiceDeps {
   store: Pick<DeliveryStore, 'listForChannel' | 'redeliver' | 'redeliverFailed' | 'statusOf'>;
-  channels: Pick<ChannelsStore, 'find'>;
+  /** The channel a list names (the channels store satisfies it: webhooks sit below channels). */
+  channels: { find(accountId: string, id: string): Promise<{ kind: string } | undefined> };
   /** Wakes the delivery worker. */
   wake: () => void;
 }

@@ -4,7 +4,7 @@
 // at most `perChannel` requests of its own channel; the others go on.
 import type { FastifyBaseLogger } from 'fastify';
 import type { SecretBox } from '../lib/secret-box.ts';
-import type { WebhookClient } from './http-client.ts';
+import type { WebhookClient } from '../kernel/http-client.ts';
 import { signatureHeaders } from './signing.ts';
 import { outcomeOf, RETRY_PAUSES_MS, type ClaimedDelivery, type DeliveryStore, type RecordedAttempt } from './delivery-store.ts';
 import { untilAborted } from '../lib/until-aborted.ts';
@@ -12,7 +12,7 @@ import { createWakeTimers } from '../lib/wake-timers.ts';
 import { createLeaseHeartbeat } from '../lib/lease-heartbeat.ts';
 import { createChannelLoad } from './channel-load.ts';
 import { createDeliveryClaims } from './delivery-claims.ts';
-import { NO_METRICS, type AppMetrics } from '../metrics/metrics.ts';
+import { NO_METRICS, type AppMetrics } from '../kernel/metrics.ts';
 
 export interface DeliveryWorkerOptions {
   store: DeliveryStore;

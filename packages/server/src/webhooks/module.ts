@@ -1,15 +1,18 @@
 // Outgoing webhooks: the delivery worker that sends committed events to each channel's receiver, and the
 // console's list of deliveries with redelivery.
+import type { Executor } from '../db/client.ts';
 import type { Kernel } from '../kernel/kernel.ts';
 import { DELIVERIES_CHANNEL } from '../events/outbox.ts';
-import { registerDeliveryRoutes } from '../http/console/delivery-routes.ts';
-import type { FeatureModule } from '../module.ts';
-import { createDeliveriesService } from './deliveries-service.ts';
+import { registerDeliveryRoutes } from './delivery-routes.ts';
+import type { FeatureModule } from '../kernel/module.ts';
+import { createDeliveriesService, type DeliveriesServiceDeps } from './deliveries-service.ts';
 import { createDeliveryStore } from './delivery-store.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 
 /** The shared pieces this feature uses (made by the composition root). */
-export type WebhooksShared = Pick<Kernel, 'channelsStoreOf' | 'db' | 'listen' | 'logger' | 'metrics' | 'ownsDatabase' | 'secretBox' | 'webhookClient'>;
+export type WebhooksShared = Pick<Kernel, 'db' | 'listen' | 'logger' | 'metrics' | 'ownsDatabase' | 'secretBox' | 'webhookClient'> & {
+  channelsStoreOf(executor: Executor): DeliveriesServiceDeps['channels'];
+};
 
 export function createWebhooksModule(core: WebhooksShared, options: { deliveryPollMs?: number; retentionDays?: number }) {
   const store = createDeliveryStore(core.db);

@@ -5,9 +5,11 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts';
 import type { StatementCounter } from '../../src/db/statement-counter.ts';
+import type { DatabaseTimeouts } from '../../src/config.ts';
 
-export async function openTestDatabase(options: { statementCounter?: StatementCounter } = {}): Promise<DatabaseHandle> {
-  const { statementCounter } = options;
+/** `timeouts`: a PostgreSQL server's connection timeouts, when a test needs others than the defaults. */
+export async function openTestDatabase(options: { statementCounter?: StatementCounter; timeouts?: DatabaseTimeouts } = {}): Promise<DatabaseHandle> {
+  const { statementCounter, timeouts } = options;
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const template = process.env.PARLEY_TEST_PGLITE_TEMPLATE;
@@ -16,7 +18,7 @@ export async function openTestDatabase(options: { statementCounter?: StatementCo
   }
   // A copy of the migrated template scripts/test.mjs made, when it made one (else migrated as it opens).
   const created = await createServerDatabase(serverUrl, process.env.PARLEY_TEST_PG_TEMPLATE);
-  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5, statementCounter });
+  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 5, statementCounter, ...(timeouts ? { timeouts } : {}) });
   return {
     ...handle,
     async close() {

@@ -364,3 +364,91 @@ export function pdfBomb(inflatedBytes = 1024 * 1024 * 1024, { encrypted = false 
   chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailerExtra} >>\nstartxref\n${offset}\n%%EOF\n`));
   return Buffer.concat(chunks);
 }
+
+/** One file of a hostile run: what it is uploaded as, and how its document must end (its stored name, when it is cleaned). */
+export interface HostileDocument {
+  filename: string;
+  bytes: Buffer;
+  status: 'ready' | 'failed';
+  /** The failed document's sentence. */
+  error?: string;
+  /** The name the document is stored under, when it is not the file name. */
+  name?: string;
+}
+
+/** UTF-16 big-endian: the little-endian bytes with each pair swapped. */
+const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+
+/**
+ * A run of hostile uploads, one after another (issue #41): the decompression bombs, Markdown and HTML nested 100,000
+ * deep, odd encodings, odd names, an empty file and a huge single line, each with how it must end. At most about 1 MB
+ * each but a Markdown file of two million tokens (5 MB) and the huge line (8 MB). `maxMemoryMb`: the parser's
+ * memory limit on this machine, which the sentence of a file past it names.
+ */
+export function hostileDocuments({ maxMemoryMb }: { maxMemoryMb: number }): HostileDocument[] {
+  const MB = 1024 * 1024;
+  const prose = 'Refunds are paid within five business days.\n\nItems must be unworn and in their packaging.\n';
+  const tooDeepHtml = 'The HTML page nests more than 1,000 levels deep, the limit; it may be damaged.';
+  const tooDeepMarkdown = 'The Markdown file nests quotes or lists more than 32 levels deep, the limit; it may be damaged.';
+  const notUtf8 = (what: string) => `The file is named as ${what}, but its content is not UTF-8 text; save it as UTF-8 and upload it again.`;
+  return [
+    { filename: 'bomb.docx', bytes: docxBomb(), status: 'failed', error: 'The Word document inflates to more than 64 MB, the limit; it may be a ZIP bomb or damaged.' },
+    {
+      filename: 'letters.docx',
+      bytes: docxBomb(1024 * MB, 'text'),
+      status: 'failed',
+      error: 'The document is too long: its text passes 5,000,000 characters, the limit; split it into smaller files.',
+    },
+    {
+      filename: 'ratio.docx',
+      bytes: docxBomb(50 * MB),
+      status: 'failed',
+      error: "The Word document's part word/document.xml inflates more than 100 times its size, the limit; it may be a ZIP bomb or damaged.",
+    },
+    { filename: 'bomb.pdf', bytes: pdfBomb(), status: 'failed', error: 'The PDF has a stream that inflates to more than 32 MB, the limit; it may be a decompression bomb or damaged.' },
+    {
+      filename: 'deep.docx',
+      bytes: makeDocx([{ xml: `${'<w:sdt><w:sdtContent>'.repeat(100_000)}<w:p><w:r><w:t>Deep</w:t></w:r></w:p>` }]),
+      status: 'failed',
+      error: "The Word document's XML nests more than 1,000 levels deep, the limit; it may be damaged.",
+    },
+    { filename: 'quotes.md', bytes: Buffer.from(`${'>'.repeat(100_000)} deep\n`), status: 'failed', error: tooDeepMarkdown },
+    { filename: 'lists.md', bytes: Buffer.from(`${'- '.repeat(100_000)}deep\n`), status: 'failed', error: tooDeepMarkdown },
+    { filename: 'indented-lists.md', bytes: Buffer.from(Array.from({ length: 1_000 }, (_, i) => `${' '.repeat(2 * i)}- level ${i}`).join('\n')), status: 'failed', error: tooDeepMarkdown },
+    { filename: 'brackets.md', bytes: Buffer.from(`${'['.repeat(100_000)}\n`), status: 'ready' },
+    { filename: 'emphasis.md', bytes: Buffer.from(`${'*'.repeat(100_000)}a${'*'.repeat(100_000)}\n`), status: 'ready' },
+    { filename: 'links.md', bytes: Buffer.from(`${'[a]('.repeat(100_000)}\n`), status: 'ready' },
+    {
+      filename: 'html-in.md',
+      bytes: Buffer.from(`# Deep\n\n${'<div>'.repeat(100_000)}x\n`),
+      status: 'failed',
+      error: 'The HTML in the Markdown file nests more than 1,000 levels deep, the limit; it may be damaged.',
+    },
+    { filename: 'entities.md', bytes: Buffer.from('&amp;'.repeat(200_000)), status: 'ready' },
+    // 2 million tokens in 5 MB: more than a worker's heap holds, on any machine.
+    {
+      filename: 'tokens.md',
+      bytes: Buffer.from('[a](b) '.repeat(700_000)),
+      status: 'failed',
+      error: `Reading the file needed more than ${maxMemoryMb} MB of memory, the limit; it may be damaged or too complex.`,
+    },
+    { filename: 'deep.html', bytes: Buffer.from(`<html><body>${'<div>'.repeat(100_000)}deep</body></html>`), status: 'failed', error: tooDeepHtml },
+    { filename: 'deep-inline.html', bytes: Buffer.from(`<p>${'<b><i>'.repeat(100_000)}deep</p>`), status: 'failed', error: tooDeepHtml },
+    { filename: 'entities.html', bytes: Buffer.from(`<p>${'&amp;'.repeat(200_000)}</p>`), status: 'ready' },
+    { filename: 'utf16le.txt', bytes: Buffer.from(`\ufeff${prose}`, 'utf16le'), status: 'ready' },
+    { filename: 'utf16be.md', bytes: utf16be(`\ufeff# Returns\n\n${prose}`), status: 'ready' },
+    { filename: 'utf16-no-mark.txt', bytes: Buffer.from(prose, 'utf16le'), status: 'failed', error: 'The file is named as a text file, but its content is binary data, not text.' },
+    { filename: 'latin1.html', bytes: Buffer.from('<p>Crème brûlée à la carte</p>', 'latin1'), status: 'failed', error: notUtf8('an HTML page') },
+    { filename: 'invalid-utf8.md', bytes: Buffer.from([0x23, 0x20, 0xc0, 0x80, 0xed, 0xa0, 0x80, 0x0a, 0xff, 0xfe, 0x41]), status: 'failed', error: notUtf8('a Markdown file') },
+    { filename: `${'n'.repeat(1_000)}.md`, bytes: Buffer.from(prose), status: 'ready', name: `${'n'.repeat(197)}.md` },
+    { filename: 'Préface 文档 📄 \u202etxt.md', bytes: Buffer.from(prose), status: 'ready', name: 'Préface 文档 📄 txt.md' },
+    { filename: '../../../etc/passwd.txt', bytes: Buffer.from(prose), status: 'ready', name: 'passwd.txt' },
+    { filename: 'empty.txt', bytes: Buffer.alloc(0), status: 'failed', error: 'The file is empty.' },
+    {
+      filename: 'one-line.txt',
+      bytes: Buffer.alloc(8 * MB, 'word '),
+      status: 'failed',
+      error: 'The document is too long: its text passes 5,000,000 characters, the limit; split it into smaller files.',
+    },
+  ];
+}

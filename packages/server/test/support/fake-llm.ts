@@ -52,6 +52,14 @@ export const reply = {
       tool_calls: [...also, { id, type: 'function', function: { name: 'hand_off', arguments: JSON.stringify({ reason }) } }],
     }),
   }),
+  /** The model calls these tools (an action's, say) by name with JSON arguments, in one message. */
+  tools: (calls: { id: string; name: string; arguments: unknown }[], content: string | null = null): LlmReply => ({
+    status: 200,
+    body: completion({
+      content,
+      tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) } })),
+    }),
+  }),
   status: (status: number, body: unknown = { error: { message: `fake error ${status}` } }): LlmReply => ({ status, body }),
   json: (body: unknown): LlmReply => ({ status: 200, body }),
   /** Answers only after `delayMs` (the client may have given up by then). */

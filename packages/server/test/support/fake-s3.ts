@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { createS3Client, type S3Settings } from '../../src/files/s3-file-storage.ts';
+import type { S3Settings } from '../../src/config.ts';
+import { createS3Client } from '../../src/files/s3-file-storage.ts';
 
 export interface FakeS3 {
   url: string;

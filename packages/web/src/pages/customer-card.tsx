@@ -1,14 +1,16 @@
 // The customer in view (issue #34, item 5): who the chat is with, as the chat knows them — the name and e-mail
 // (from the widget's pre-chat form, `identify`, or the messenger), the channel, since when, the page a widget visitor
-// opened the widget on, and the customer's other chats (`GET /chat/customer/{chatId}/`).
+// opened the widget on, and the customer's other chats (`GET /chat/customer/{chatId}/`); for admins, the customer's
+// data exported or erased (customer-data.tsx).
 import type { ChatCustomer, InboxChat } from '@parley/contracts';
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { t } from '../i18n.ts';
 import { formatTime, Link } from '../ui.tsx';
 import { kindLabel } from './channels.tsx';
+import { CustomerData } from './customer-data.tsx';
 
-export function CustomerCard({ chat }: { chat: InboxChat }) {
+export function CustomerCard({ chat, onErased }: { chat: InboxChat; onErased: () => void }) {
   const [customer, setCustomer] = useState<ChatCustomer | null>(null);
   const [error, setError] = useState<string | null>(null);
   // Again when the chat's e-mail changes (the visitor gave it): other chats may match it now.
@@ -50,6 +52,7 @@ export function CustomerCard({ chat }: { chat: InboxChat }) {
         ) : null}
       </dl>
       {error ? <p role="alert">{error}</p> : null}
+      <CustomerData chatId={chat.id} onErased={onErased} />
       {customer && customer.otherChats.length > 0 ? (
         <>
           <h3>{t('Other chats')}</h3>

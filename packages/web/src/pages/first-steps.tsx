@@ -1,7 +1,8 @@
 // The first steps of a new account (issue #34, item 6), each with its state, read from what the account has: a
-// knowledge base with entries, a channel, the widget allowed on a site, a teammate. Shown until all are done.
+// knowledge base with entries, a channel, the widget allowed on a site, a teammate (done once one accepted an
+// invitation; `invited` while one is pending). Shown until all are done.
 import { useEffect, useState } from 'preact/hooks';
-import type { Channel, KnowledgeBase } from '@parley/contracts';
+import type { Channel, KnowledgeBase, Member } from '@parley/contracts';
 import { api } from '../api.ts';
 import { t } from '../i18n.ts';
 import { useCanManage } from '../role.tsx';
@@ -10,6 +11,8 @@ import { Link } from '../ui.tsx';
 interface Step {
   name: string;
   done: boolean;
+  /** Begun, not done: an invitation sent, not accepted yet. */
+  invited?: boolean;
   href: string;
   hint: string;
 }
@@ -18,7 +21,7 @@ async function loadSteps(): Promise<Step[]> {
   const [bases, channels, members] = await Promise.all([
     api<{ knowledgeBases: KnowledgeBase[] }>('GET', '/knowledge-bases'),
     api<{ channels: Channel[] }>('GET', '/channels/all/'),
-    api<{ members: unknown[] }>('GET', '/members/'),
+    api<{ members: Member[] }>('GET', '/members/'),
   ]);
   const widgets = channels.channels.filter((channel) => channel.type === 'widget');
   const placed = widgets.find((channel) => (channel.widget?.allowedOrigins.length ?? 0) > 0);
@@ -37,7 +40,13 @@ async function loadSteps(): Promise<Step[]> {
       href: firstWidget ? `/channels/widget/${encodeURIComponent(firstWidget.id)}` : '/channels',
       hint: 'Paste the snippet into your pages and allow the site’s origin.',
     },
-    { name: 'Invite a teammate', done: members.members.length > 1, href: '/team', hint: 'Someone to answer when the agent hands a chat over.' },
+    {
+      name: 'Invite a teammate',
+      done: members.members.some((member) => member.role !== 'owner' && member.status === 'active'),
+      invited: members.members.some((member) => member.status === 'invited'),
+      href: '/team',
+      hint: 'Someone to answer when the agent hands a chat over.',
+    },
   ];
 }
 
@@ -52,12 +61,16 @@ export function FirstSteps() {
     <section class="card wide" aria-label="First steps">
       <h2>{t('First steps')}</h2>
       <ol class="steps">
-        {steps.map((step) => (
-          <li key={step.name} data-done={step.done}>
-            <Link href={step.href}>{t(step.name)}</Link> — <span aria-label={`${step.name}: ${step.done ? 'done' : 'to do'}`}>{step.done ? `✓ ${t('done')}` : t('to do')}</span>
-            <p class="muted small">{t(step.hint)}</p>
-          </li>
-        ))}
+        {steps.map((step) => {
+          const state = step.done ? 'done' : step.invited ? 'invited' : 'to do';
+          return (
+            <li key={step.name} data-done={step.done}>
+              <Link href={step.href}>{t(step.name)}</Link> —{' '}
+              <span aria-label={`${step.name}: ${state}`}>{step.done ? `✓ ${t('done')}` : step.invited ? t('invited, not joined yet') : t('to do')}</span>
+              <p class="muted small">{t(step.hint)}</p>
+            </li>
+          );
+        })}
       </ol>
     </section>
   );

@@ -1,5 +1,6 @@
-// Overview: conversations per day (a small SVG chart), the agent's replies answered directly / after a clarifying
-// choice / fell back / handed off (in all and per day), corrections, tasks done.
+// Overview: new chats per day (a small SVG chart), the agent's replies answered directly / after a clarifying choice /
+// clarified / fell back / handed off (in all and per day), corrections, tasks done. The reports count conversations;
+// here a reply is counted as a reply and a chat as a chat.
 import { useEffect, useState } from 'preact/hooks';
 import type { Overview } from '@parley/contracts';
 import { api, errorText } from '../api.ts';
@@ -10,7 +11,7 @@ import { FirstSteps } from './first-steps.tsx';
 
 /** The agent's replies per day, newest first, days without any left out. */
 function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
-  const shown = days.filter((day) => day.answered + day.answeredAfterChoice + day.fellBack + day.handedOff > 0).reverse();
+  const shown = days.filter((day) => day.answered + day.answeredAfterChoice + day.clarified + day.fellBack + day.handedOff > 0).reverse();
   if (shown.length === 0) return null;
   return (
     <table class="list" aria-label="Agent replies per day">
@@ -19,6 +20,7 @@ function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
           <th scope="col">{t('Day')}</th>
           <th scope="col">{t('Answered')}</th>
           <th scope="col">{t('After a choice')}</th>
+          <th scope="col">{t('Clarifying questions')}</th>
           <th scope="col">{t('Fell back')}</th>
           <th scope="col">{t('Handed off')}</th>
         </tr>
@@ -29,6 +31,7 @@ function RepliesPerDay({ days }: { days: Overview['agentRepliesPerDay'] }) {
             <th scope="row">{day.date}</th>
             <td>{day.answered}</td>
             <td>{day.answeredAfterChoice}</td>
+            <td>{day.clarified}</td>
             <td>{day.fellBack}</td>
             <td>{day.handedOff}</td>
           </tr>
@@ -43,7 +46,7 @@ function Chart({ days }: { days: Overview['conversationsPerDay'] }) {
   const width = 24;
   const height = 120;
   return (
-    <svg class="chart" viewBox={`0 0 ${days.length * width} ${height + 16}`} role="img" aria-label={t('Conversations per day')}>
+    <svg class="chart" viewBox={`0 0 ${days.length * width} ${height + 16}`} role="img" aria-label="New chats per day">
       {days.map((day, i) => {
         const h = Math.round((day.conversations / max) * height);
         return (
@@ -67,9 +70,9 @@ export function OverviewPage() {
     api<Overview>('GET', '/overview/', { query: { days: 14 } }).then(setOverview, (e) => setError(errorText(e)));
   }, []);
   if (!overview) return <ErrorLine error={error} />;
-  const { answered, answeredAfterChoice, fellBack, handedOff } = overview.agentReplies;
+  const { answered, answeredAfterChoice, clarified, fellBack, handedOff } = overview.agentReplies;
   const replies = answered + answeredAfterChoice + fellBack + handedOff;
-  // A clarifying question is no reply here (it is counted nowhere); the answer to the customer's pick is.
+  // A clarifying question is counted beside the answers, not in the share: the answer to the customer's pick is.
   const share = replies === 0 ? 0 : Math.round(((answered + answeredAfterChoice) / replies) * 100);
   return (
     <section>
@@ -78,16 +81,22 @@ export function OverviewPage() {
       <div class="stats">
         <div class="card">
           <h2>
-            {t('Conversations per day')} <small>({overview.days} {t('last days')})</small>
+            {t('New chats per day')} <small>({overview.days} {t('last days')})</small>
           </h2>
           <Chart days={overview.conversationsPerDay} />
         </div>
         <div class="card">
           <h2>{t('Agent replies')}</h2>
           <p class="big">{share}%</p>
+          <p class="muted small">{t('answered, of the replies that answered, fell back or handed off')}</p>
           <p>
-            {answered} {t('answered')} · {answeredAfterChoice} {t('answered after a choice')} · {fellBack} {t('fell back')} ·{' '}
-            {handedOff} {t('handed off')}
+            {[
+              plural(answered, 'direct answer', 'direct answers'),
+              plural(answeredAfterChoice, 'answer after a choice', 'answers after a choice'),
+              plural(clarified, 'clarifying question', 'clarifying questions'),
+              plural(fellBack, 'fallback', 'fallbacks'),
+              plural(handedOff, 'handoff', 'handoffs'),
+            ].join(' · ')}
           </p>
         </div>
         <div class="card wide">

@@ -1,13 +1,39 @@
-// Forgotten passwords (issue #33): the e-mail form behind the login page's `Forgot password?`, and the page of the
-// e-mailed one-time link (`/reset-password/<token>`), which signs the member in with the new password.
+// Forgotten passwords (issue #33): the e-mail form behind the login page's `Forgot password?` (or, on a server that
+// sends no e-mail, how to get a link from the operator instead), and the page of the one-time link
+// (`/reset-password/<token>`), which signs the member in with the new password.
 import { useState } from 'preact/hooks';
 import type { Session } from '@parley/contracts';
 import { api, ApiError } from '../api.ts';
 import { t } from '../i18n.ts';
 import { Link, ErrorLine, StatusLine } from '../ui.tsx';
 import { useAction } from '../use-action.ts';
+import { useServerInfo } from '../server-info.ts';
+
+/** No SMTP_URL: no e-mail would come, so the page says who makes a link instead (the operator's CLI). */
+function AskTheOperator() {
+  return (
+    <main class="login">
+      <section class="ask-operator" aria-labelledby="forgot-title">
+        <h1 id="forgot-title">{t('Forgot password?')}</h1>
+        <p role="note" aria-label="No e-mail on this server">
+          {t('This server sends no e-mail, so no reset link can be mailed to you.')}{' '}
+          {t('Ask the person who runs this Parley server for a one-time link to choose a new password; they make it with:')}
+        </p>
+        <pre class="command">npm run -s admin -- reset-password --email &lt;{t('your e-mail')}&gt;</pre>
+        <p class="muted small">{t('The link works once, for one hour.')}</p>
+        <Link href="/login">{t('Back to sign in')}</Link>
+      </section>
+    </main>
+  );
+}
 
 export function ForgotPasswordPage() {
+  const server = useServerInfo();
+  if (server?.emailConfigured === false) return <AskTheOperator />;
+  return <EmailLinkForm />;
+}
+
+function EmailLinkForm() {
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
   const { busy, error, run } = useAction();

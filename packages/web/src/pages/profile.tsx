@@ -1,24 +1,30 @@
 // The member's own page (issue #33): name, e-mail alerts, browser notifications, and the password (the member's
-// other sessions end; this one stays signed in).
+// other sessions end; this one stays signed in), and where the member is signed in (issue #45).
 import { useEffect, useState } from 'preact/hooks';
 import type { EmailAlerts, Profile } from '@parley/contracts';
 import { api } from '../api.ts';
 import { PROFILE_SAVED_EVENT } from '../alerts.tsx';
 import { t } from '../i18n.ts';
 import { useAction } from '../use-action.ts';
+import { useServerInfo } from '../server-info.ts';
 import { ErrorLine, Field, StatusLine } from '../ui.tsx';
+import { SessionsSection } from './sessions-section.tsx';
+import { TwoFactorSection } from './two-factor-section.tsx';
 
 export function ProfilePage({ onRenamed }: { onRenamed: (name: string) => void }) {
   const [profile, setProfile] = useState<Profile | null>(null);
   const [name, setName] = useState('');
   const [emailAlerts, setEmailAlerts] = useState<EmailAlerts>('handoffs');
   const [browser, setBrowser] = useState(true);
+  const [awayWhenOffline, setAwayWhenOffline] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
   const [currentPassword, setCurrentPassword] = useState('');
   const [newPassword, setNewPassword] = useState('');
   const [changed, setChanged] = useState<string | null>(null);
   const save = useAction();
   const password = useAction();
+  const server = useServerInfo();
+  const noEmail = server?.emailConfigured === false;
 
   useEffect(() => {
     void save.run(async () => {
@@ -27,6 +33,7 @@ export function ProfilePage({ onRenamed }: { onRenamed: (name: string) => void }
       setName(loaded.name);
       setEmailAlerts(loaded.notifications.email);
       setBrowser(loaded.notifications.browser);
+      setAwayWhenOffline(loaded.awayWhenOffline);
     });
   }, []);
 
@@ -34,7 +41,7 @@ export function ProfilePage({ onRenamed }: { onRenamed: (name: string) => void }
     event.preventDefault();
     setSaved(null);
     void save.run(async () => {
-      const updated = await api<Profile>('PUT', '/me/', { body: { name, notifications: { email: emailAlerts, browser } } });
+      const updated = await api<Profile>('PUT', '/me/', { body: { name, notifications: { email: emailAlerts, browser }, awayWhenOffline } });
       setProfile(updated);
       onRenamed(updated.name);
       dispatchEvent(new Event(PROFILE_SAVED_EVENT));
@@ -66,15 +73,34 @@ export function ProfilePage({ onRenamed }: { onRenamed: (name: string) => void }
           <input aria-label="Name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </Field>
         <Field label={t('E-mail alerts')}>
-          <select aria-label="E-mail alerts" value={emailAlerts} onChange={(e) => setEmailAlerts(e.currentTarget.value as EmailAlerts)}>
+          <select
+            aria-label="E-mail alerts"
+            aria-describedby={noEmail ? 'no-email-note' : undefined}
+            value={emailAlerts}
+            onChange={(e) => setEmailAlerts(e.currentTarget.value as EmailAlerts)}
+          >
             <option value="handoffs">{t('Chats that need a person')}</option>
             <option value="mine">{t('Those, and new messages in my chats')}</option>
             <option value="off">{t('None')}</option>
           </select>
         </Field>
+        {noEmail && (
+          <p id="no-email-note" class="note" role="note" aria-label="E-mail not set up">
+            {t('E-mail is not set up on this server (no SMTP_URL): no alert e-mails are sent. Your choice is kept for when it is; browser notifications work meanwhile.')}
+          </p>
+        )}
         <label class="check">
           <input type="checkbox" aria-label="Browser notifications" checked={browser} onChange={(e) => setBrowser(e.currentTarget.checked)} />
           <span>{t('Browser notifications')}</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-label="Away when I close the web account"
+            checked={awayWhenOffline}
+            onChange={(e) => setAwayWhenOffline(e.currentTarget.checked)}
+          />
+          <span>{t('Away when I close the web account')}</span>
         </label>
         <ErrorLine error={save.error} />
         <StatusLine text={saved} />
@@ -111,6 +137,8 @@ export function ProfilePage({ onRenamed }: { onRenamed: (name: string) => void }
           {t('Change password')}
         </button>
       </form>
+      <TwoFactorSection />
+      <SessionsSection />
     </section>
   );
 }

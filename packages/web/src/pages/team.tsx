@@ -1,5 +1,5 @@
-// The team (issue #25): members and their roles, invitations (the link shown once, or e-mailed), the page an
-// invitation link opens, and the account's saved replies. The server enforces roles; these pages only hide what
+// The team (issue #25): members and their roles, invitations (the link shown, or e-mailed, and shown again while
+// pending: invitation-link.tsx), the page an invitation link opens, and the account's saved replies. The server enforces roles; these pages only hide what
 // the member's role cannot do.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { CannedResponse, Invitation, Member, MemberRole, Session } from '@parley/contracts';
@@ -7,6 +7,11 @@ import { api, errorText } from '../api.ts';
 import { useAction } from '../use-action.ts';
 import { t } from '../i18n.ts';
 import { CopyButton, ErrorLine, Field, LanguageSelect, StatusLine } from '../ui.tsx';
+import { PendingInvitation } from './invitation-link.tsx';
+
+/** The short code's rule in words (contracts' SHORT_CODE_PATTERN), shown under the field and as the browser's hint. */
+const SHORT_CODE_RULE = 'Letters, digits, _ and -, no spaces, up to 50 characters; you type it after / in a reply.';
+const SHORT_CODE_PATTERN = '[A-Za-z0-9_\\-]{1,50}';
 
 const ROLE_LABELS: Record<MemberRole, string> = { owner: 'Owner', admin: 'Admin', agent: 'Agent' };
 
@@ -68,7 +73,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
           <p>
             {invitation.emailed
               ? t('The invitation was e-mailed. Its link, valid 7 days, works once:')
-              : t('Send this link to your teammate (shown only now; valid 7 days, works once):')}
+              : t('Send this link to your teammate (valid 7 days, works once; Show link on the member list shows it again):')}
           </p>
           <code aria-label="Invitation link">{invitation.inviteUrl}</code>
           <CopyButton text={invitation.inviteUrl} label="Copy the link" />
@@ -105,6 +110,19 @@ export function TeamPage({ session }: { session: Session }) {
       setError(errorText(failure));
     }
   };
+  /** A member's capacity for auto-assignment (empty: the account's). */
+  const changeCapacity = async (member: Member, text: string) => {
+    const capacity = text.trim() === '' ? null : Number(text);
+    if (capacity === member.capacity) return;
+    setError(null);
+    try {
+      await api('PUT', `/members/${member.id}/`, { body: { capacity } });
+      setStatus(t('Capacity saved.'));
+      await load();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
   const remove = async (member: Member) => {
     if (!confirm(`${t('Remove')} ${member.name}?`)) return;
     setError(null);
@@ -130,6 +148,7 @@ export function TeamPage({ session }: { session: Session }) {
             <th>{t('Email')}</th>
             <th>{t('Role')}</th>
             <th>{t('Status')}</th>
+            <th title={t("Open chats auto-assignment gives them; empty: the account's")}>{t('Capacity')}</th>
             {canManage && <th />}
           </tr>
         </thead>
@@ -149,8 +168,26 @@ export function TeamPage({ session }: { session: Session }) {
                 )}
               </td>
               <td>{member.status === 'invited' ? t('Invited') : t('Active')}</td>
+              <td>
+                {canManage ? (
+                  <input
+                    type="number"
+                    class="capacity"
+                    aria-label={`Capacity of ${member.email}`}
+                    min={1}
+                    max={100}
+                    step={1}
+                    placeholder={t('account')}
+                    value={member.capacity ?? ''}
+                    onChange={(e) => void changeCapacity(member, e.currentTarget.value)}
+                  />
+                ) : (
+                  (member.capacity ?? '—')
+                )}
+              </td>
               {canManage && (
                 <td>
+                  {member.status === 'invited' && <PendingInvitation member={member} />}
                   {member.role !== 'owner' && (
                     <button type="button" class="small" aria-label={`Remove ${member.email}`} onClick={() => void remove(member)}>
                       {t('Remove')}
@@ -238,7 +275,14 @@ function SavedReplyRow({ reply, onChanged }: { reply: CannedResponse; onChanged:
     <li>
       {editing ? (
         <form class="row wrap" onSubmit={save}>
-          <input aria-label={`Short code of /${reply.shortCode}`} required pattern="[A-Za-z0-9_\-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
+          <input
+            aria-label={`Short code of /${reply.shortCode}`}
+            required
+            pattern={SHORT_CODE_PATTERN}
+            title={t(SHORT_CODE_RULE)}
+            value={shortCode}
+            onInput={(e) => setShortCode(e.currentTarget.value)}
+          />
           <textarea aria-label={`Text of /${reply.shortCode}`} required rows={2} value={text} onInput={(e) => setText(e.currentTarget.value)} />
           <button type="submit" aria-label={`Save /${reply.shortCode}`}>
             {t('Save')}
@@ -298,8 +342,19 @@ export function SavedRepliesPage() {
       <p class="muted">{t('Type / and the short code in the Inbox reply box to insert one.')}</p>
       <form class="card" onSubmit={create}>
         <Field label={t('Short code')}>
-          <input aria-label="Short code" required pattern="[A-Za-z0-9_\-]{1,50}" value={shortCode} onInput={(e) => setShortCode(e.currentTarget.value)} />
+          <input
+            aria-label="Short code"
+            aria-describedby="short-code-rule"
+            required
+            pattern={SHORT_CODE_PATTERN}
+            title={t(SHORT_CODE_RULE)}
+            value={shortCode}
+            onInput={(e) => setShortCode(e.currentTarget.value)}
+          />
         </Field>
+        <p id="short-code-rule" class="muted small">
+          {t(SHORT_CODE_RULE)}
+        </p>
         <Field label={t('Text')}>
           <textarea aria-label="Text" required rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
         </Field>

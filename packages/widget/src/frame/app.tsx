@@ -10,6 +10,7 @@ import { MessageLog } from './log.tsx';
 import { AGENT_NAME } from './messages.ts';
 import { PreChatForm } from './pre-chat.tsx';
 import { useConversation, useScrollToEnd, useTypingLimit } from './use-conversation.ts';
+import { useCsatMoment } from './use-csat-moment.ts';
 import { useFrameState } from './use-frame-state.ts';
 import { useHostLink } from './use-host-link.ts';
 import { useSend } from './use-send.ts';
@@ -24,6 +25,7 @@ export function App() {
   useTypingLimit(frame);
   useAwayUntilBack(frame);
   useScrollToEnd(frame);
+  useCsatMoment(frame);
   const { startNewConversation, submit } = useSend(frame);
   const { session, refusal, conversations, conversationId, setConversationId, away, messages, sending, typing, status, error } = frame;
   const { details, setDetails, detailsGiven, setDetailsGiven, draft, setDraft, files, setFiles } = frame;
@@ -35,7 +37,8 @@ export function App() {
   const chatted = messages.length > 0 || conversations.some((conversation) => conversation.lastMessageAt !== null);
   const askDetails = rules !== null && !detailsGiven && (missingRequired || (!chatted && (!details.name || !details.email)));
   return (
-    <div class="chat">
+    // data-csat: whether a rating question is due (waiting for its moment) or asked; tests and styles read it.
+    <div class="chat" data-csat={frame.csat ? 'asking' : frame.csatPending ? 'due' : undefined}>
       <ChatHeader title={look?.title ?? 'Chat'} canStartNew={session !== null && refusal === null} onNew={() => void startNewConversation()} closeRef={frame.closeRef} />
       {refusal !== null ? (
         <p class="refusal" role="alert">
@@ -45,10 +48,19 @@ export function App() {
         <>
           {conversations.length > 1 ? <ConversationPicker conversations={conversations} conversationId={conversationId} onPick={setConversationId} /> : null}
           {away ? <AwayNote backAt={away.backAt} /> : null}
-          <MessageLog greeting={look?.greeting} messages={messages} sending={sending} logRef={frame.logRef} onChoice={(label) => void frame.sendRef.current(label, [])} />
-          {frame.csat && conversationId ? (
-            <CsatPrompt conversationId={frame.csat} conversation={conversationId} token={() => frame.tokenRef.current} onDone={() => frame.setCsat(null)} />
-          ) : null}
+          <MessageLog greeting={look?.greeting} messages={messages} sending={sending} logRef={frame.logRef} onChoice={(label) => void frame.sendRef.current(label, [])}>
+            {frame.csat && conversationId ? (
+              <CsatPrompt
+                conversationId={frame.csat}
+                conversation={conversationId}
+                token={() => frame.tokenRef.current}
+                onDone={() => {
+                  frame.setCsat(null);
+                  frame.setCsatPending(null);
+                }}
+              />
+            ) : null}
+          </MessageLog>
           {typing ? (
             <p class="typing" role="status">
               {`${AGENT_NAME} is typing`}

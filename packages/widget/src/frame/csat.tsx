@@ -1,9 +1,17 @@
-// `How did we do?` (CSAT): when a conversation ends the frame asks for a rating, buttons `1`–`5`, with an optional
+// `How did we do?` (CSAT): once a conversation has ended (and its moment came: use-csat-moment.ts) the frame asks for a
+// rating, buttons `1 — very bad` … `5 — very good` (the number and its meaning, seen and heard), with an optional
 // textbox `Comment` typed before; a button sends the rating (once) with the comment, then a thank-you stays.
 import { useState } from 'preact/hooks';
 import { ApiError, rate } from './api.ts';
 
-const RATINGS = [1, 2, 3, 4, 5] as const;
+/** Each rating and what it means (DESIGN: accessible names start with the number and say its meaning). */
+const RATINGS = [
+  [1, 'very bad'],
+  [2, 'bad'],
+  [3, 'okay'],
+  [4, 'good'],
+  [5, 'very good'],
+] as const;
 const COMMENT_MAX = 1000;
 
 export function CsatPrompt(props: { conversationId: string; token: () => string; conversation: string; onDone: () => void }) {
@@ -45,12 +53,13 @@ export function CsatPrompt(props: { conversationId: string; token: () => string;
       </p>
       <label class="csat-comment">
         Comment
-        <textarea value={comment} maxLength={COMMENT_MAX} rows={2} onInput={(event) => setComment(event.currentTarget.value)} />
+        <textarea value={comment} maxLength={COMMENT_MAX} rows={1} onInput={(event) => setComment(event.currentTarget.value)} />
       </label>
       <div class="csat-ratings" role="group" aria-label="Rating">
-        {RATINGS.map((rating) => (
-          <button key={rating} type="button" disabled={state === 'sending'} onClick={() => void send(rating)}>
-            {String(rating)}
+        {RATINGS.map(([rating, meaning]) => (
+          <button key={rating} type="button" aria-label={`${rating} — ${meaning}`} disabled={state === 'sending'} onClick={() => void send(rating)}>
+            <span class="csat-number">{rating}</span>
+            <span class="csat-meaning">{meaning}</span>
           </button>
         ))}
       </div>

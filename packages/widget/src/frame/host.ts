@@ -2,7 +2,16 @@
 // once `init` told them, the messages to the host, and the frame's own storage of the visitor state (a fallback).
 import { isVisitorState, type FrameToHost, type VisitorState } from '../protocol.ts';
 
-export const channelId = new URLSearchParams(location.search).get('channel') ?? '';
+const query = new URLSearchParams(location.search);
+export const channelId = query.get('channel') ?? '';
+/**
+ * How long the team's last message is on screen before `How did we do?` (the script tag's data-csat-delay, in seconds,
+ * 0–3600; default 30 s): a test, or a shop that wants it sooner or later, sets it.
+ */
+export const csatDelayMs = (() => {
+  const seconds = Number(query.get('csatDelay') ?? 'NaN');
+  return Number.isInteger(seconds) && seconds >= 0 && seconds <= 3600 ? seconds * 1000 : 30_000;
+})();
 const storageKey = `parley:visitor:${channelId}`;
 /** The origins the channel allows to embed it (the frame page lists them): the only ones the frame talks to. */
 export const allowedOrigins = (document.getElementById('app')?.dataset.origins ?? '').split(' ').filter(Boolean);

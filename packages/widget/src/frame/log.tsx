@@ -1,7 +1,8 @@
 // The conversation's log: the greeting, then each message with its author (when it changes), text, attachments and,
-// on the last one, the choices the agent offers as buttons.
+// on the last one, the choices the agent offers as buttons; then what follows the conversation (the CSAT question),
+// so it scrolls with the messages instead of covering them.
 import type { WidgetMessage } from '@parley/contracts';
-import type { Ref } from 'preact';
+import type { ComponentChildren, Ref } from 'preact';
 import { AttachmentLinks } from './attachments.tsx';
 import { authorOf } from './messages.ts';
 
@@ -11,8 +12,9 @@ export function MessageLog(props: {
   sending: boolean;
   logRef: Ref<HTMLDivElement>;
   onChoice: (label: string) => void;
+  children?: ComponentChildren;
 }) {
-  const { greeting, messages, sending, logRef, onChoice } = props;
+  const { greeting, messages, sending, logRef, onChoice, children } = props;
   return (
     <div class="log" role="log" aria-label="Conversation" aria-live="polite" ref={logRef}>
       {greeting ? <p class="message from-agent greeting">{greeting}</p> : null}
@@ -34,6 +36,7 @@ export function MessageLog(props: {
           ) : null}
         </div>
       ))}
+      {children}
     </div>
   );
 }

@@ -18,6 +18,7 @@ export function useConversation(frame: FrameState): void {
     messagesRef.current = [];
     setMessages([]);
     frame.setCsat(null);
+    frame.setCsatPending(null);
     const begin = async () => {
       try {
         const past = await history(tokenRef.current, conversationId);
@@ -42,7 +43,7 @@ export function useConversation(frame: FrameState): void {
           add([message], true);
         },
         onTyping: setTyping,
-        onCsat: frame.setCsat,
+        onCsat: frame.setCsatPending,
         onStatus: setStatus,
         onRefused: (_status, message) => {
           setRefusal(message);

@@ -36,8 +36,12 @@ export function useFrameState() {
   const [away, setAway] = useState<WidgetSession['away']>(null);
   /** The agent is preparing a reply (cleared by a reply, the server's word, or after TYPING_MAX_MS). */
   const [typing, setTyping] = useState(false);
-  /** The ended conversation the frame asks `How did we do?` about (the live stream's `csat` frame); null: none. */
+  /** The ended conversation the frame asks `How did we do?` about, once its moment came (use-csat-moment.ts); null: none. */
   const [csat, setCsat] = useState<string | null>(null);
+  /** An ended conversation the live stream said is unrated (its `csat` frame), waiting for the moment to ask. */
+  const [csatPending, setCsatPending] = useState<string | null>(null);
+  /** The chat is open on the host page (openRef for listeners; this for effects that follow it). */
+  const [isOpen, setIsOpen] = useState(false);
   const fileRef = useRef<HTMLInputElement>(null);
   const sendRef = useRef<(text: string, files: File[]) => Promise<boolean>>(async () => false);
   const readyRef = useRef(false);
@@ -91,7 +95,7 @@ export function useFrameState() {
     session, setSession, messages, setMessages, status, setStatus, refusal, setRefusal, error, setError,
     draft, setDraft, files, setFiles, sending, setSending, identity, setIdentity, generation, setGeneration,
     conversations, setConversations, conversationId, setConversationId, details, setDetails, detailsGiven,
-    setDetailsGiven, away, setAway, typing, setTyping, csat, setCsat,
+    setDetailsGiven, away, setAway, typing, setTyping, csat, setCsat, csatPending, setCsatPending, isOpen, setIsOpen,
     messagesRef, tokenRef, stateRef, openRef, unreadRef, logRef, inputRef, detailsRef, closeRef, fileRef, sendRef,
     readyRef, pendingSends,
     add, reckonUnread, focusFirst, keepState,

@@ -8,7 +8,7 @@ import type { FrameState } from './use-frame-state.ts';
 /** Attached once, on the first render: the listeners read only refs and setters, which stay the same. */
 export function useHostLink(frame: FrameState): void {
   const { stateRef, openRef, readyRef, sendRef, pendingSends, reckonUnread, focusFirst } = frame;
-  const { setIdentity, setDetailsGiven, setGeneration } = frame;
+  const { setIdentity, setDetailsGiven, setGeneration, setIsOpen } = frame;
   // The host page answers hello with the identity and the visitor state it has (or none), then may identify later.
   useEffect(() => {
     const onMessage = (event: MessageEvent) => {
@@ -25,9 +25,13 @@ export function useHostLink(frame: FrameState): void {
       else if (message.type === 'identify') setIdentity(message.identity);
       else if (message.type === 'open') {
         openRef.current = true;
+        setIsOpen(true);
         reckonUnread();
         setTimeout(focusFirst, 0);
-      } else if (message.type === 'close') openRef.current = false;
+      } else if (message.type === 'close') {
+        openRef.current = false;
+        setIsOpen(false);
+      }
       else if (message.type === 'reset') {
         stateRef.current = null;
         writeOwnState(null);

@@ -18,7 +18,8 @@ export function useSession(frame: FrameState): void {
       let started: WidgetSession;
       try {
         const kept = stateRef.current?.token;
-        started = await startSession({ channelId, origin: host.origin, ...(host.page ? { page: host.page } : {}), ...(kept ? { token: kept } : {}), ...(identity ? { identity } : {}) });
+        const body = { channelId, origin: host.origin, ...(host.page ? { page: host.page } : {}), ...(kept ? { token: kept } : {}), ...(identity ? { identity } : {}) };
+        started = await startWithRetries(() => startSession(body), () => cancelled);
       } catch (failure) {
         if (cancelled) return;
         const message = failure instanceof Error ? failure.message : String(failure);
@@ -54,6 +55,28 @@ export function useSession(frame: FrameState): void {
       cancelled = true;
     };
   }, [identity, generation]);
+}
+
+/** Waits before each new try of a session the server could not start for a passing reason (1, 2, 4, 8, 15 s). */
+const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000];
+
+/** No connection, or the server busy or restarting (502, 503, 504): not an answer about this visitor. */
+const passing = (failure: unknown) => failure instanceof ApiError && (failure.status === 0 || failure.status === 502 || failure.status === 503 || failure.status === 504);
+
+/**
+ * Starts the session, trying again after a passing failure (a server under load or restarting answers 503 for a
+ * moment: the frame would otherwise stay refused until the page is reloaded). Any other refusal is final at once.
+ */
+async function startWithRetries(start: () => Promise<WidgetSession>, cancelled: () => boolean): Promise<WidgetSession> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (failure) {
+      const delay = RETRY_DELAYS_MS[attempt];
+      if (!passing(failure) || delay === undefined || cancelled()) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 /** Back at the announced time: the away note goes (timers run at most ~24.8 days ahead). */

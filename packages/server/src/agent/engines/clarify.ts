@@ -1,21 +1,16 @@
 // Clarifying choices of the knowledge-base engine (docs/architecture.md, Clarifying choices): when no entry is sure
-// enough to answer but the best candidate is plausible, the engine offers the best distinct answers as numbered
-// options and the customer's next message picks one. The options are kept with the agent reply that offered them
-// (messages.choices), so the next message is recognised as a pick from the chat's history alone.
-import type { RetrievedEntry, RetrievedPassage } from '../../knowledge/retrieval.ts';
+// enough to answer but the best candidate is plausible, the engine offers the best distinct plausible answers as
+// numbered options and the customer's next message picks one. The options are kept with the agent reply that offered
+// them (messages.choices), so the next message is recognised as a pick from the chat's history alone.
+import type { ClarifyBars, RetrievedEntry, RetrievedPassage } from '../../knowledge/retrieval.ts';
 import { questionKey } from '../../knowledge/normalize.ts';
 import type { StoredChoice, StoredChoices } from '../../db/schema.ts';
-
-/**
- * The lowest relevance (retrieval.ts `RetrievedEntry.relevance`) of the best candidate (an entry or a passage) at
- * which the engine asks instead of falling back, with the encoder and by words alone: the second bar, under the
- * answer rule, fitted with `npm run eval:kb` (docs/decisions.md, "Clarifying choices").
- */
-export const CLARIFY_THRESHOLD = 6.75;
-export const LEXICAL_CLARIFY_THRESHOLD = 1;
+import { cutAtSentence, oneLine, readableText, sentencesOf, shortText } from './passage-text.ts';
 
 /** A picked passage is sent as its heading and text cut to this many characters, then its document's name. */
 export const PASSAGE_REPLY_MAX = 700;
+/** A passage's label (its heading or first sentence) holds at most this many characters before its document's name. */
+export const PASSAGE_LABEL_MAX = 80;
 
 /** A candidate answer: an entry's or a passage's. */
 export interface Candidate {
@@ -25,35 +20,81 @@ export interface Candidate {
   relevance: number;
 }
 
-/** The text cut at a word boundary to at most `max` characters (a single longer word is cut where it must). */
-export function cutAtWord(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max + 1);
-  const space = cut.search(/\s\S*$/u);
-  return (space > 0 ? cut.slice(0, space) : text.slice(0, max)).trimEnd();
+type PassageText = Pick<RetrievedPassage, 'document' | 'headingPath' | 'text'>;
+
+const ITEM = /^(- |\d{1,3}\. )/u;
+const CLOSING = /[\s.:;,。]+$/u;
+
+/** The passage's last heading, readable on one line ("" when it has none). */
+function headingOf(passage: PassageText): string {
+  return oneLine(readableText(passage.headingPath.at(-1) ?? '')).replace(CLOSING, '');
 }
 
-function passageHeading(passage: RetrievedPassage): string {
-  return passage.headingPath.at(-1)?.trim() || cutAtWord(passage.text.trim().split('\n')[0] ?? '', 80);
+/**
+ * The passage's text as a title: its first sentence; a list's short items (those that are no sentences) joined with
+ * commas, after the sentence that introduces them with a colon; without list markers and closing punctuation.
+ */
+function firstSentence(text: string): string {
+  const readable = readableText(text);
+  const lines = readable.split('\n');
+  const first = oneLine(sentencesOf(readable)[0] ?? '');
+  const intro = ITEM.test(first) ? '' : first.endsWith(':') ? first : undefined;
+  if (intro === undefined) return first.replace(CLOSING, '');
+  const items: string[] = [];
+  for (const line of lines.slice(intro ? 1 : 0)) {
+    if (!ITEM.test(line)) break;
+    const item = line.replace(ITEM, '');
+    // An item that is a sentence of its own ends the list's title (the first item, alone, is the title).
+    if (/[.!?。！？]$/u.test(item)) {
+      if (items.length === 0 && !intro) items.push(item);
+      break;
+    }
+    items.push(item);
+  }
+  return `${intro} ${items.map((item) => item.replace(CLOSING, '')).join(', ')}`.trim().replace(CLOSING, '');
 }
 
-/** What a pick of the passage sends: its heading and text, at most PASSAGE_REPLY_MAX characters, then ` (<document>)`. */
-export function passageReply(passage: RetrievedPassage): string {
-  const heading = passage.headingPath.at(-1)?.trim();
-  const body = heading && !passage.text.trimStart().startsWith(heading) ? `${heading}\n${passage.text.trim()}` : passage.text.trim();
-  return `${cutAtWord(body, PASSAGE_REPLY_MAX)} (${passage.document})`;
+/**
+ * A passage as an option: its heading, else its first sentence (firstSentence), else its document's name without
+ * the extension; cut at a clause or a word (shortText) to PASSAGE_LABEL_MAX; then ` (<document>)`.
+ */
+export function passageLabel(passage: PassageText): string {
+  const title = headingOf(passage) || firstSentence(passage.text) || passage.document.replace(/\.[^.]+$/u, '');
+  return `${shortText(title, PASSAGE_LABEL_MAX)} (${passage.document})`;
+}
+
+/**
+ * What a pick of the passage sends: its heading and its text as readable text (readableText), cut at a sentence's
+ * end to at most PASSAGE_REPLY_MAX characters, then ` — from <document>`.
+ */
+export function passageReply(passage: PassageText): string {
+  const heading = headingOf(passage);
+  const text = readableText(passage.text);
+  const titled = heading.length > 0 && text !== heading && !text.startsWith(`${heading}\n`);
+  const body = !titled ? cutAtSentence(text, PASSAGE_REPLY_MAX) : text ? `${heading}\n${cutAtSentence(text, PASSAGE_REPLY_MAX - heading.length - 1)}` : heading;
+  return `${body} — from ${passage.document}`;
 }
 
 /** The entries and passages as candidates, best first by relevance. */
 export function candidatesOf(entries: readonly RetrievedEntry[], passages: readonly RetrievedPassage[]): Candidate[] {
   const fromEntries = entries.map((entry) => ({ label: entry.question, reply: entry.answer, entryId: entry.id, relevance: entry.relevance }));
   const fromPassages = passages.map((passage) => ({
-    label: `${passageHeading(passage)} (${passage.document})`,
+    label: passageLabel(passage),
     reply: passageReply(passage),
     entryId: null,
     relevance: passage.relevance,
   }));
   return [...fromEntries, ...fromPassages].sort((a, b) => b.relevance - a.relevance);
+}
+
+/**
+ * The candidates plausible for the question (retrieval.ts CLARIFY_BARS, the second bar under the answer rule): none
+ * unless the best reaches the menu bar, then those that reach the option bar, best first.
+ */
+export function plausibleCandidates(candidates: readonly Candidate[], bars: ClarifyBars): Candidate[] {
+  const best = candidates[0];
+  if (!best || best.relevance < bars.menu) return [];
+  return candidates.filter((candidate) => candidate.relevance >= bars.option);
 }
 
 /** At most `max` options with distinct answers (and distinct labels), best first. */

@@ -3,8 +3,8 @@
 // request fails with an AgentEngineError.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type FormData } from 'undici';
-import type { UrlGuard } from '../../webhooks/url-guard.ts';
-import { isForbiddenLiteral } from '../../webhooks/url-guard.ts';
+import type { UrlGuard } from '../../kernel/url-guard.ts';
+import { isForbiddenLiteral } from '../../kernel/url-guard.ts';
 import { AgentEngineError } from '../engine.ts';
 
 /** Pauses before the 2nd and 3rd attempt of a request; a `Retry-After` up to MAX_RETRY_AFTER_MS is honored. */

@@ -9,12 +9,14 @@ import { FormData } from 'undici';
 import type { StoredAttachment } from '../../db/schema.ts';
 import type { FileStorage } from '../../files/file-storage.ts';
 import type { RetrievedPassage, Retriever } from '../../knowledge/retrieval.ts';
-import type { UrlGuard } from '../../webhooks/url-guard.ts';
+import type { UrlGuard } from '../../kernel/url-guard.ts';
 import { redactSecrets } from '../../lib/redact.ts';
 import { voiceMessageNote } from '../agent-texts.ts';
-import { AgentEngineError, type AgentAnswer, type AgentEngine, type AgentMessage, type AgentTurn } from '../engine.ts';
+import { AgentEngineError, type AgentAnswer, type AgentEngine, type AgentMessage, type AgentTurn, type TurnActions } from '../engine.ts';
 import type { GivenPassage } from '@parley/contracts';
+import type { ActionDefinition } from '../../actions/action-definition.ts';
 import { BACKOFF_MS, createModelServerClient } from './model-server.ts';
+import { ACTION_RUNS_PER_MESSAGE, actionTool, callActionTool, offeredActions, resumeConfirmation, type FunctionTool } from './openai-actions.ts';
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 const HISTORY_MESSAGES = 20;
@@ -50,7 +52,10 @@ export const HAND_OFF_TOOL = {
   },
 } as const;
 
-const TOOLS = [COMPLETE_TASK_TOOL, HAND_OFF_TOOL];
+const TOOLS: readonly object[] = [COMPLETE_TASK_TOOL, HAND_OFF_TOOL];
+
+/** Requests to the model for one customer message when it calls actions; the last one may call no tool. */
+const MAX_ACTION_ROUNDS = 5;
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 interface ToolCall {
@@ -70,7 +75,7 @@ interface CompletionMessage {
 }
 
 /** The first choice's message of a Chat Completions answer, checked: a malformed answer is the engine's failure. */
-function completionMessage(answer: unknown, path: string): CompletionMessage {
+export function completionMessage(answer: unknown, path: string): CompletionMessage {
   const choices = (answer as { choices?: unknown } | null)?.choices;
   const message = Array.isArray(choices) ? (choices[0] as { message?: unknown } | undefined)?.message : undefined;
   if (typeof message !== 'object' || message === null) throw new AgentEngineError(`${path}: no choices[0].message in the answer`);
@@ -106,6 +111,7 @@ export function buildSystemPrompt(
   turn: AgentTurn,
   knowledge: { question: string; answer: string }[],
   passages: Pick<RetrievedPassage, 'document' | 'headingPath' | 'text'>[] = [],
+  actions: readonly Pick<ActionDefinition, 'name'>[] = [],
 ): string {
   const { settings } = turn.channel;
   const lines: string[] = [];
@@ -125,6 +131,13 @@ export function buildSystemPrompt(
   if (knowledge.length > 0) {
     lines.push('Knowledge base entries that may answer the customer (prefer them over your own knowledge):');
     for (const entry of knowledge) lines.push(`Q: ${entry.question}\nA: ${entry.answer}`);
+  }
+  if (actions.length > 0) {
+    lines.push(
+      `You can call these actions of the business to look up or change the customer's records: ${actions.map((action) => action.name).join(', ')}. ` +
+        'Call one when it answers the question; ask the customer for a value you do not have rather than guessing it. ' +
+        'An action that changes something runs only after the customer confirms it (they are asked for you).',
+    );
   }
   if (passages.length > 0) {
     lines.push("Passages from the team's documents, each with its source (document › headings):");
@@ -194,15 +207,25 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
         ? await retriever.retrieveWithPassages(channel.knowledgeBaseId, question, { entries: KNOWLEDGE_ENTRIES, passages: KNOWLEDGE_PASSAGES })
         : { entries: [], passages: [] };
     const given = passages.map(({ document, headingPath, text }) => ({ document, headingPath, text }));
-    const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(turn, knowledge, given) }];
+    const offered = turn.actions ? offeredActions(turn.actions) : new Map<string, ActionDefinition>();
+    const messages: ChatMessage[] = [{ role: 'system', content: buildSystemPrompt(turn, knowledge, given, [...offered.values()]) }];
     for (const message of turn.history.slice(-HISTORY_MESSAGES)) messages.push(await toModel(message, false));
     for (const message of turn.pending) messages.push(await toModel(message, true));
+    // The customer's answer to the server's question about a `write` the model asked for: its call and result follow.
+    const resumed = turn.actions ? await resumeConfirmation(turn.actions, turn.history, question, channel.settings.aiLang) : undefined;
+    if (resumed) {
+      messages.push({ role: 'assistant', content: null, tool_calls: [resumed.call] }, { role: 'tool', tool_call_id: resumed.call.id, content: resumed.result });
+    }
+    const acting: Acting | undefined =
+      turn.actions && (offered.size > 0 || resumed)
+        ? { actions: turn.actions, offered, aiLang: channel.settings.aiLang, runs: resumed ? 1 : 0, ok: resumed?.ok ?? false }
+        : undefined;
 
     const url = endpoint(engine.baseUrl, '/chat/completions');
     const headers = { ...auth, 'content-type': 'application/json' };
     const complete = async (body: object) => completionMessage(await send(url, JSON.stringify(body), headers, timeoutMs), url.pathname);
 
-    return answerWithTools((body) => complete({ model: engine.model, ...body }), url.pathname, messages, given);
+    return answerWithTools((body) => complete({ model: engine.model, ...body }), url.pathname, messages, given, acting);
   }
 
   return {
@@ -222,49 +245,87 @@ export function createOpenAiEngine({ guard, retriever, baseLanguage, files, back
   };
 }
 
+/** The actions of a turn as the model sees them, and what this customer message has run so far. */
+interface Acting {
+  actions: TurnActions;
+  offered: Map<string, ActionDefinition>;
+  aiLang: string;
+  runs: number;
+  /** A run gave an answer: the reply is one with an action's answer. */
+  ok: boolean;
+}
+
 /**
  * The model's answer with its tools: `hand_off` hands the chat over (the channel's handoff message is the reply, no
  * second request; a `complete_task` in the same answer still fires); `complete_task` fires the trigger and the model
- * is asked once more for the reply, with no tool; otherwise its text is the reply.
+ * is asked once more for the reply, with no tool; otherwise its text is the reply. Action tools (openai-actions.ts)
+ * are answered with their results and the model asked again, at most ACTION_RUNS_PER_MESSAGE runs and
+ * MAX_ACTION_ROUNDS requests; a `write` ends the turn with the server's own question to the customer.
  */
 async function answerWithTools(
   complete: (body: object) => Promise<CompletionMessage>,
   path: string,
   messages: ChatMessage[],
   given: GivenPassage[],
+  acting?: Acting,
 ): Promise<AgentAnswer> {
-  const first = await complete({ messages, tools: TOOLS });
-  const call = first.tool_calls.find((tool) => tool.function.name === 'complete_task');
-  const handOff = first.tool_calls.find((tool) => tool.function.name === 'hand_off');
-  if (handOff) {
-    const taskComplete = call ? { summary: stringArgument(call.function.arguments, 'summary') } : null;
-    return { text: null, taskComplete, handoff: { reason: 'model', note: stringArgument(handOff.function.arguments, 'reason') }, passages: given };
+  const tools: readonly object[] = acting ? [...TOOLS, ...[...acting.offered.values()].map((action): FunctionTool => actionTool(action))] : TOOLS;
+  let conversation = messages;
+  let taskComplete: AgentAnswer['taskComplete'] = null;
+  for (let round = 1; ; round += 1) {
+    const last = acting !== undefined && (round >= MAX_ACTION_ROUNDS || acting.runs >= ACTION_RUNS_PER_MESSAGE);
+    const first = await complete(last ? { messages: conversation, tools, tool_choice: 'none' } : { messages: conversation, tools });
+    const calls = last ? [] : first.tool_calls;
+    const call = calls.find((tool) => tool.function.name === 'complete_task');
+    const handOff = calls.find((tool) => tool.function.name === 'hand_off');
+    const afterAction = acting?.ok ? { afterAction: true } : {};
+    if (handOff) {
+      const summary = call ? { summary: stringArgument(call.function.arguments, 'summary') } : taskComplete;
+      return { text: null, taskComplete: summary, handoff: { reason: 'model', note: stringArgument(handOff.function.arguments, 'reason') }, passages: given };
+    }
+    const actionCalls = acting ? calls.filter((tool) => acting.offered.has(tool.function.name)) : [];
+    if (actionCalls.length === 0) {
+      if (!call) {
+        const text = nonEmpty(first.content);
+        // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
+        if (text === null) throw new AgentEngineError(`${path}: the model answered with no text`);
+        return { text, taskComplete, passages: given, ...afterAction };
+      }
+      const summary = stringArgument(call.function.arguments, 'summary');
+      // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
+      const followUp = await complete({
+        messages: [...conversation, { role: 'assistant', content: first.content, tool_calls: first.tool_calls }, ...toolResults(first.tool_calls, call.id)],
+        tools,
+        tool_choice: 'none',
+      });
+      return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary }, passages: given, ...afterAction };
+    }
+    if (call) taskComplete = { summary: stringArgument(call.function.arguments, 'summary') };
+    const results: ChatMessage[] = [];
+    for (const tool of first.tool_calls) {
+      const action = acting?.offered.get(tool.function.name);
+      if (!acting || !action) {
+        results.push({ role: 'tool', tool_call_id: tool.id, content: tool.id === call?.id ? 'The task is marked complete.' : 'Unknown tool.' });
+        continue;
+      }
+      if (acting.runs >= ACTION_RUNS_PER_MESSAGE) {
+        results.push({ role: 'tool', tool_call_id: tool.id, content: `Not called: at most ${ACTION_RUNS_PER_MESSAGE} action calls per customer message.` });
+        continue;
+      }
+      const outcome = await callActionTool(acting.actions, acting.aiLang, action, tool.function.arguments);
+      // A write: the server's own question is the reply; the customer's next message decides.
+      if ('confirm' in outcome) return { ...outcome.confirm, taskComplete, passages: given };
+      if (outcome.counted) acting.runs += 1;
+      if (outcome.ok) acting.ok = true;
+      results.push({ role: 'tool', tool_call_id: tool.id, content: outcome.result });
+    }
+    conversation = [...conversation, { role: 'assistant', content: first.content, tool_calls: first.tool_calls }, ...results];
   }
-  if (!call) {
-    const text = nonEmpty(first.content);
-    // No reply and no tool call: nothing to send, so the chat is left for the team like any failure.
-    if (text === null) throw new AgentEngineError(`${path}: the model answered with no text`);
-    return { text, taskComplete: null, passages: given };
-  }
+}
 
-  const summary = stringArgument(call.function.arguments, 'summary');
-  // The tool's result goes back, and the model writes the reply to the customer (no tool this time).
-  const followUp = await complete({
-    messages: [
-      ...messages,
-      { role: 'assistant', content: first.content, tool_calls: first.tool_calls },
-      ...first.tool_calls.map(
-        (tool): ChatMessage => ({
-          role: 'tool',
-          tool_call_id: tool.id,
-          content: tool.id === call.id ? 'The task is marked complete.' : 'Unknown tool.',
-        }),
-      ),
-    ],
-    tools: TOOLS,
-    tool_choice: 'none',
-  });
-  return { text: nonEmpty(followUp.content) ?? nonEmpty(first.content), taskComplete: { summary }, passages: given };
+/** The results of a message's tool calls when only `complete_task` (id `completed`) did anything. */
+function toolResults(calls: readonly ToolCall[], completed: string): ChatMessage[] {
+  return calls.map((tool): ChatMessage => ({ role: 'tool', tool_call_id: tool.id, content: tool.id === completed ? 'The task is marked complete.' : 'Unknown tool.' }));
 }
 
 function nonEmpty(text: string | null | undefined): string | null {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { safeEqual, splitText } from './connector.ts';
 import { createMetaConnector } from './meta.ts';
-import type { MessengerHttp } from './messenger-http.ts';
+import type { MessengerHttp } from '../../kernel/messenger-http.ts';
 import { createTelegramConnector } from './telegram.ts';
 import { createViberConnector } from './viber.ts';
 

@@ -5,6 +5,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MessengerKind } from '@parley/contracts';
 
+/** A messenger's answer that is not a success: thrown by the connectors and by their HTTP client (the kernel's). */
+export { MessengerError } from '../../kernel/messenger-http.ts';
+
 export type Credentials = Readonly<Record<string, string>>;
 
 /** What a message carries besides text, to be downloaded through the messenger's API. */
@@ -80,22 +83,6 @@ export interface Connector {
   sendText(credentials: Credentials, externalChatId: string, text: string, context: SendContext): Promise<void>;
   /** Meta's GET check: the challenge to echo, or undefined when the verify token is wrong. */
   verifySubscription?(credentials: Credentials, query: { mode: string; verifyToken: string; challenge: string }): string | undefined;
-}
-
-/**
- * A messenger's answer that is not a success. `refused`: it will not do it (blocked bot, closed 24-hour window,
- * bad token, bad webhook URL), never retried; `rateLimited`: come back after `retryAfterMs`; `unavailable`: 5xx,
- * timeout or network, retried with backoff.
- */
-export class MessengerError extends Error {
-  constructor(
-    readonly reason: 'refused' | 'rateLimited' | 'unavailable',
-    readonly description: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(description);
-    this.name = 'MessengerError';
-  }
 }
 
 /** Equal strings, compared in constant time (hashes first, so lengths leak nothing either). */

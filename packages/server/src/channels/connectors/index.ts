@@ -3,7 +3,7 @@ import type { MessengerKind } from '@parley/contracts';
 import type { MessengerApis } from '../../config.ts';
 import type { Connector } from './connector.ts';
 import { createMetaConnector } from './meta.ts';
-import type { MessengerHttp } from './messenger-http.ts';
+import type { MessengerHttp } from '../../kernel/messenger-http.ts';
 import { createTelegramConnector } from './telegram.ts';
 import { createViberConnector } from './viber.ts';
 

@@ -2,7 +2,7 @@
 // messaging. One module: the same signature (X-Hub-Signature-256 over the raw body with the app secret), the
 // same GET verification (hub.verify_token), the same error format; they differ in payload shape, send path,
 // token name and text limit. The webhook is set in Meta's dashboard, so register/unregister do nothing.
-import type { ApiAnswer, MessengerHttp } from './messenger-http.ts';
+import type { ApiAnswer, MessengerHttp } from '../../kernel/messenger-http.ts';
 import {
   choiceNumber,
   header,

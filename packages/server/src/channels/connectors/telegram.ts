@@ -1,7 +1,7 @@
 // Telegram Bot API (https://core.telegram.org/bots/api): setWebhook with a per-channel secret_token, which
 // Telegram sends back in X-Telegram-Bot-Api-Secret-Token; getFile then the file path for media; sendMessage.
 import { randomBytes } from 'node:crypto';
-import type { ApiAnswer, MessengerHttp } from './messenger-http.ts';
+import type { ApiAnswer, MessengerHttp } from '../../kernel/messenger-http.ts';
 import {
   choiceNumber,
   header,

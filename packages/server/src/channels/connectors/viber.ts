@@ -1,7 +1,7 @@
 // Viber REST bot API (https://developers.viber.com/docs/api/rest-bot-api/): set_webhook, callbacks signed with
 // X-Viber-Content-Signature (HMAC-SHA256 of the raw body with the auth token), send_message. Viber bots get no
 // voice messages; pictures, videos, files and stickers come as media URLs.
-import type { ApiAnswer, MessengerHttp } from './messenger-http.ts';
+import type { ApiAnswer, MessengerHttp } from '../../kernel/messenger-http.ts';
 import {
   choiceNumber,
   header,

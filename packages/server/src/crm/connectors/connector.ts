@@ -4,7 +4,7 @@
 import type { CrmKind } from '@parley/contracts';
 import type { StoredCrmSettings } from '../../db/schema.ts';
 import { MessengerError } from '../../channels/connectors/connector.ts';
-import type { ApiAnswer, MessengerHttp } from '../../channels/connectors/messenger-http.ts';
+import type { ApiAnswer, MessengerHttp } from '../../kernel/messenger-http.ts';
 
 /** What a connector calls its CRM with: the token (opened), Pipedrive's domain and what connect prepared. */
 export interface CrmCredentials {

@@ -3,7 +3,7 @@
 // missing, unique). Contacts: POST /crm/v3/objects/contacts/search by `email` or `parley_chat_key`, else create.
 // Deals: PATCH /crm/v3/objects/deals/{id}, else create with the contact association (type 3). Notes: create with
 // `hs_note_body` and associations to the contact (202) and the deal (214).
-import type { ApiAnswer } from '../../channels/connectors/messenger-http.ts';
+import type { ApiAnswer } from '../../kernel/messenger-http.ts';
 import { callCrm, crmError, CrmError, idOf, isSuccess, rec, type CrmConnector, type CrmCredentials, type CrmHttp } from './connector.ts';
 
 export const HUBSPOT_CHAT_KEY_PROPERTY = 'parley_chat_key';

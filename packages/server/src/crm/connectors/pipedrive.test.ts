@@ -2,7 +2,7 @@
 // replaces it; the token travels in the `x-api-token` header, never in the URL.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ApiAnswer } from '../../channels/connectors/messenger-http.ts';
+import type { ApiAnswer } from '../../kernel/messenger-http.ts';
 import type { CrmHttp } from './connector.ts';
 import { createPipedriveConnector } from './pipedrive.ts';
 

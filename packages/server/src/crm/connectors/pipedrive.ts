@@ -3,7 +3,7 @@
 // person field "Parley chat key" (GET /api/v1/personFields, created with POST when missing; its key is kept).
 // Persons: GET /api/v1/persons/search by e-mail or by the chat key (custom fields, exact match), else POST
 // /api/v1/persons. Deals: PUT /api/v1/deals/{id}, else POST /api/v1/deals. Notes: POST /api/v1/notes.
-import type { ApiAnswer } from '../../channels/connectors/messenger-http.ts';
+import type { ApiAnswer } from '../../kernel/messenger-http.ts';
 import { callCrm, crmError, CrmError, idOf, isSuccess, rec, type CrmConnector, type CrmCredentials, type CrmHttp } from './connector.ts';
 
 export const PIPEDRIVE_CHAT_KEY_FIELD = 'Parley chat key';

@@ -1,26 +1,27 @@
 // The public API gateway (`/api/v1`): rate limit, API-key authentication and scopes in front of every route
 // (spec, Authentication and Limits).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { apiKeyBucket, apiKeyHash, type ApiKeyAuthenticator, type Principal } from '../../accounts/api-key-auth.ts';
+import { apiKeyBucket, apiKeyHash, type KeyAuthenticator, type Principal } from './api-key.ts';
 import { DomainError, Errors } from '../../errors.ts';
-import { afterRateLimit, registerRateLimit, type InvalidKeyGuard, type RateCounters } from '../rate-limit.ts';
+import type { InvalidKeyGuard, RateCounters } from '../../kernel/rate-counters.ts';
+import { afterRateLimit, registerRateLimit } from '../rate-limit.ts';
 import type { TypedApp } from '../route-options.ts';
 import { registerUploads } from './uploads.ts';
 
-export { RATE_LIMIT_WINDOW_MS } from '../rate-limit.ts';
+export { RATE_LIMIT_WINDOW_MS } from '../../kernel/rate-counters.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** SHA-256 of the Authorization header: the key lookup uses it, never the key (the bucket: `apiKeyBucket`). */
     apiKeyHash: string | undefined;
     principal: Principal | undefined;
-    /** Refused before any key lookup: its address sent too many unknown keys (see ../rate-limit.ts). */
+    /** Refused before any key lookup: its address sent too many unknown keys (see kernel/rate-counters.ts). */
     keyRefused: boolean;
   }
 }
 
 export interface GatewayOptions {
-  authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>;
+  authenticator: KeyAuthenticator;
   rateLimitMax: number;
   /** The rate-limit counters (Redis shared by API processes, or this process). */
   counters: RateCounters;
@@ -40,7 +41,7 @@ export function principalOf(request: FastifyRequest): Principal {
  * too many unknown keys gets its 429 without a lookup. Shared by the public API and the demo catalog.
  */
 export async function authenticateKey(
-  authenticator: Pick<ApiKeyAuthenticator, 'authenticate'>,
+  authenticator: KeyAuthenticator,
   invalidKeys: InvalidKeyGuard,
   request: FastifyRequest,
   reply: { header(name: string, value: string): unknown },
@@ -76,7 +77,7 @@ export const gateway: FastifyPluginAsync<GatewayOptions> = async (app, options) 
     keyGenerator: async (request) => {
       // An address past its unknown-key cap: its unknown keys share one bucket and are refused without a lookup.
       request.keyRefused = await invalidKeys.refused(request, request.apiKeyHash);
-      return request.keyRefused ? `refused:${request.ip}` : (apiKeyBucket(request.headers.authorization) ?? `ip:${request.ip}`);
+      return request.keyRefused ? `refused:${request.ip}` : (apiKeyBucket(request.headers.authorization, request.apiKeyHash) ?? `ip:${request.ip}`);
     },
   });
 

@@ -1,10 +1,11 @@
 // multipart/form-data for send-message-universal: the text fields become the body (validated by the same
 // schema as JSON), the `files` parts are streamed to disk within the spec's limits (10 files, 10 MB each): a file
-// past 10 MB is refused (413) as soon as its 10 MB are passed, and the connection is closed so the rest is not
-// read. A malformed body is a 400 naming the problem, never a 500. A reader receives at most 256 MB of uploads at
-// once, counted by each body's declared size before it is read (503 with Retry-After, at once, past it; the refused
-// body is then read and dropped for a bounded time, a lingering close, so the client reads the 503). Other
-// routes that take files (a knowledge-base document: one `file` of 20 MB) pass their own limits.
+// past 10 MB is refused (413) as soon as its 10 MB are passed. A malformed body is a 400 naming the problem, never a
+// 500. A reader receives at most 256 MB of uploads at once, counted by each body's declared size before it is read
+// (503 with Retry-After, at once, past it). A refused body, from its headers or midway, is answered at once and its
+// rest read and dropped for a bounded time and size (a lingering close), so a client still sending it reads the
+// answer. Other routes that take files (a knowledge-base document, a replay: one `file` of 20 MB) pass their own
+// limits.
 import { open, unlink } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -76,19 +77,22 @@ function declaredSize(request: FastifyRequest): number | undefined {
   return request.headers['content-length'] !== undefined && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
-/** How long, and how many bytes of it, the body of an upload refused from its headers is read and dropped. */
+/** How long, and how many bytes of it, the rest of a refused upload's body is read and dropped. */
 export const UPLOAD_LINGER_MS = 10_000;
 const UPLOAD_LINGER_SLACK_BYTES = 1024 * 1024;
 
 /**
- * Lingering close of an upload refused from its headers: its body is read and dropped, so that a client still
- * sending it reads the answer (a connection closed under a client still sending is reset, and the reset throws away
- * the answer it has not read yet). A body that ends leaves the connection open for the next request; one still
- * coming after `UPLOAD_LINGER_MS` or past `maxBytes` loses its connection.
+ * Lingering close of a refused upload: the rest of its body is read and dropped, so that a client still sending it
+ * reads the answer (a connection closed under a client still sending is reset, and the reset throws away the answer
+ * it has not read yet). A body that ends leaves the connection open for the next request; one still coming after
+ * `UPLOAD_LINGER_MS` or `maxBytes` more loses its connection.
  */
 function discardBody(request: FastifyRequest, maxBytes: number): void {
   const raw = request.raw;
   const socket = raw.socket;
+  if (raw.readableEnded || raw.destroyed) return;
+  // Refused midway, the body was piped into the multipart parser, whose unpiping paused it.
+  raw.unpipe();
   const start = socket.bytesRead;
   const drop = () => {
     clearTimeout(timer);
@@ -103,6 +107,7 @@ function discardBody(request: FastifyRequest, maxBytes: number): void {
   raw.on('data', count);
   raw.once('end', () => clearTimeout(timer));
   raw.once('close', () => clearTimeout(timer));
+  raw.resume();
 }
 
 /** Closes the request's connection when no byte arrived on it for UPLOAD_IDLE_MS; the returned function stops watching. */
@@ -233,8 +238,8 @@ export function createUploadReader(storage: Pick<FileStorage, 'incomingPath'>, l
     } catch (error) {
       const refused = clientError(error, limits);
       if (!refused) throw error;
-      // The rest of the body is not read: the connection closes after the answer.
-      reply.header('connection', 'close');
+      // Answered at once; the rest of the body is read and dropped meanwhile, nothing of it stored.
+      discardBody(request, limits.maxFiles * limits.maxFileBytes + UPLOAD_LINGER_SLACK_BYTES);
       if (refused.status === 503) reply.header('retry-after', String(UPLOADS_BUSY_RETRY_SECONDS));
       throw refused;
     } finally {

@@ -11,7 +11,7 @@ export interface WebOptions {
 }
 
 /** The app's client-side routes: these paths (and below) get index.html. */
-export const WEB_APP_PATHS = ['/', '/login', '/overview', '/inbox', '/reports', '/channels', '/knowledge-bases', '/deliveries', '/crm', '/team', '/saved-replies', '/invite', '/profile', '/forgot-password', '/reset-password'] as const;
+export const WEB_APP_PATHS = ['/', '/login', '/overview', '/inbox', '/reports', '/channels', '/knowledge-bases', '/deliveries', '/crm', '/actions', '/team', '/saved-replies', '/invite', '/profile', '/forgot-password', '/reset-password', '/settings'] as const;
 
 export const WEB_CSP = [
   "default-src 'self'",

@@ -1,10 +1,10 @@
 // The document parser's bounds: a parse past its time, a worker past its heap or a file swelling the process past
-// the memory limit ends with a sentence (the worker is ended, the next parse gets a new one), and a worker is reused
-// for the next file.
+// the memory limit ends with a sentence (the worker is ended, the next parse gets a new one), a worker is reused
+// for the next file, and the limits follow the machine's memory.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pdfBomb } from '../../../test/support/documents.ts';
-import { createDocumentParser } from './document-parser.ts';
+import { createDocumentParser, parserBudget } from './document-parser.ts';
 
 const MARKDOWN = Buffer.from('# Returns\n\nWithin 30 days.');
 const PASSAGES = { passages: [{ headingPath: ['Returns'], text: 'Within 30 days.' }] };
@@ -69,4 +69,15 @@ test('a file that swells past the memory limit where no reader can count it ends
     clearInterval(sampler);
     await parser.close();
   }
+});
+
+test("the parser's budget follows the machine: an eighth of its memory, 128 to 512 MB, one worker below 2 GB", () => {
+  const GB = 1024 * 1024 * 1024;
+  assert.deepEqual(parserBudget(0.5 * GB), { maxMemoryMb: 128, concurrency: 1 });
+  // A "1 GB" server reports a little less.
+  assert.deepEqual(parserBudget(0.96 * GB), { maxMemoryMb: 128, concurrency: 1 });
+  assert.deepEqual(parserBudget(1.5 * GB), { maxMemoryMb: 192, concurrency: 1 });
+  assert.deepEqual(parserBudget(2 * GB), { maxMemoryMb: 256, concurrency: 2 });
+  assert.deepEqual(parserBudget(4 * GB), { maxMemoryMb: 512, concurrency: 2 });
+  assert.deepEqual(parserBudget(64 * GB), { maxMemoryMb: 512, concurrency: 2 });
 });

@@ -3,9 +3,11 @@
 // buffers alike: PDF.js and zlib hold their data outside the heap a worker's resourceLimits bound, so the process's
 // resident memory is watched too) ends the worker, and that document fails with a sentence saying so. The readers
 // cap what a file may inflate to before that (docx-text.ts, pdf-limits.ts); this holds whatever they miss. Up to
-// `concurrency` workers parse at once, one file each; the others wait their turn. A worker is kept for the next file
-// (loading the parsers takes seconds) until it has been idle for `idleMs`; one whose file passed a reader's limit
-// (or crashed) is ended at once, so what a hostile file made it hold goes back to the system.
+// `concurrency` workers parse at once, one file each; the others wait their turn. The memory and the number of
+// workers are sized from the machine's memory (parserBudget). A worker is kept for the next file (loading the
+// parsers takes about a second) until it has been idle for `idleMs`; one whose file passed a reader's limit (or
+// crashed) is ended at once, so what a hostile file made it hold goes back to the system.
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { DocumentKind } from '@parley/contracts';
 import type { Passage } from './passages.ts';
@@ -14,15 +16,38 @@ export interface DocumentParserOptions {
   /** Wall time of one parse, a new worker's start included (default 60 s). */
   timeoutMs?: number;
   /**
-   * What parsing may add to the process's resident memory, all workers together, in MB (default 512); each
-   * worker's heap (V8 old generation) is capped at its share, `maxMemoryMb / concurrency`.
+   * What parsing may add to the process's resident memory, all workers together, in MB (default from the machine,
+   * parserBudget); each worker's heap (V8 old generation) is capped at three quarters of its share,
+   * `maxMemoryMb / concurrency`.
    */
   maxMemoryMb?: number;
-  /** Parses at once (default 2: the machine's other work keeps its cores). */
+  /** Parses at once (default from the machine, parserBudget: at most 2, so the machine's other work keeps its cores). */
   concurrency?: number;
-  /** An idle worker is ended after this long (default 60 s). */
+  /** An idle worker is ended after this long (default 10 s). */
   idleMs?: number;
 }
+
+const MB = 1024 * 1024;
+
+/** The memory the process may use: the machine's, or its container's limit when that is lower. */
+function machineMemory(): number {
+  const total = os.totalmem();
+  // Unlimited is reported as a huge number (or 0, or nothing).
+  const constrained = process.constrainedMemory?.() ?? 0;
+  return constrained > 0 && constrained < total ? constrained : total;
+}
+
+/**
+ * The parser's bounds on a machine of `memoryBytes`: parsing may add an eighth of it to the process, at least 128
+ * MB and at most 512 (128 MB on 1 GB, 256 on 2 GB, 512 from 4 GB); one worker below 2 GB, two from there.
+ */
+export function parserBudget(memoryBytes = machineMemory()): { maxMemoryMb: number; concurrency: number } {
+  const mb = memoryBytes / MB;
+  return { maxMemoryMb: Math.min(512, Math.max(128, Math.floor(mb / 8))), concurrency: mb < 2048 ? 1 : 2 };
+}
+
+/** How long an idle worker is kept: a batch of uploads reuses it, and what it holds goes back soon after. */
+export const PARSER_IDLE_MS = 10_000;
 
 /** The passages, or the sentence saying why the document cannot be used. */
 export type ParseResult = { passages: Passage[] } | { error: string };
@@ -50,7 +75,9 @@ interface PoolWorker {
 /** How often the process's memory is read while a parse runs. */
 const MEMORY_WATCH_MS = 50;
 
-export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, concurrency = 2, idleMs = 60_000 }: DocumentParserOptions = {}) {
+export function createDocumentParser(options: DocumentParserOptions = {}) {
+  const budget = parserBudget();
+  const { timeoutMs = 60_000, maxMemoryMb = budget.maxMemoryMb, concurrency = budget.concurrency, idleMs = PARSER_IDLE_MS } = options;
   const idleWorkers: PoolWorker[] = [];
   const all = new Set<PoolWorker>();
   const waiting: (() => void)[] = [];
@@ -58,7 +85,10 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
   let nextId = 0;
   const limitText = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
   const memoryError = `Reading the file needed more than ${maxMemoryMb} MB of memory, the limit; it may be damaged or too complex.`;
-  const limitBytes = maxMemoryMb * 1024 * 1024;
+  const limitBytes = maxMemoryMb * MB;
+  // Three quarters of a worker's share: the rest is for what lies outside its old generation (the young
+  // generation, code, buffers), so a worker stopped at its heap cap has stayed within its share.
+  const heapMb = Math.max(1, Math.floor((maxMemoryMb / concurrency) * 0.75));
   // Threads share the process: a parse is ended when the process grew past the limit since it began (so two
   // running at once may both be), its worker's loading not counted.
   const watchdog = watchMemory((rss) => {
@@ -69,7 +99,7 @@ export function createDocumentParser({ timeoutMs = 60_000, maxMemoryMb = 512, co
     const worker: PoolWorker = {
       ready: false,
       thread: new Worker(new URL('./parser-worker.mjs', import.meta.url), {
-        resourceLimits: { maxOldGenerationSizeMb: Math.max(1, Math.floor(maxMemoryMb / concurrency)), maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+        resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       }),
     };
     const end = (result: ParseResult) => endWith(worker, result);

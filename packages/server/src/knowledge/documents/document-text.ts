@@ -3,14 +3,16 @@
 // is. Runs in the parser's worker thread (document-parser.ts), never on the server's event loop.
 //   PDF: pdfjs-dist's text layer, once its streams were found to inflate within their limits (pdf-limits.ts); headings are lines set larger than the body text (PDFs rarely say which are).
 //   DOCX: its XML streamed (docx-text.ts), every inflated byte counted; Word's Heading styles are headings.
-//   Markdown: marked's tokens (ATX and setext headings, lists, tables, code, quotes).
-//   HTML: htmlparser2's events (h1–h6; script, style and the like skipped).
+//   Markdown: markdown-it's tokens (ATX and setext headings, lists, tables, code, quotes), read in one loop: quotes
+//   and lists nested past MAX_MARKDOWN_DEPTH fail the document.
+//   HTML: htmlparser2's events (h1–h6; script, style and the like skipped); nested past MAX_MARKUP_DEPTH, it fails.
+// Nothing here recurses on the document's nesting: a file nested 100,000 deep fails with a sentence in milliseconds.
 //   Plain text: paragraphs at blank lines; a short line standing alone without closing punctuation is a heading.
 import type { DocumentKind } from '@parley/contracts';
 import { fileTypeFromBuffer } from 'file-type';
 import { Parser } from 'htmlparser2';
-import { marked, type Token, type Tokens } from 'marked';
-import { clean, type Block } from './blocks.ts';
+import MarkdownIt, { type Token } from 'markdown-it';
+import { clean, markupDepth, MAX_DOCUMENT_CHARS, tooLong, type Block } from './blocks.ts';
 import { DocumentError } from './document-error.ts';
 import { docxBlocks } from './docx-text.ts';
 import { checkPdfLimits, MAX_PDF_PAGES } from './pdf-limits.ts';
@@ -64,6 +66,8 @@ export async function documentBlocks(bytes: Uint8Array, kind: DocumentKind): Pro
     throw new DocumentError(`The file is named as ${claimed}, but its content is ${describe(found.ext, found.mime)}.`);
   }
   const text = decodeText(bytes, claimed, utf16);
+  // A page's markup is not its text (its text is counted as it is read); Markdown's and plain text's nearly all is.
+  if (kind !== 'html' && text.length > MAX_DOCUMENT_CHARS) throw tooLong();
   if (kind === 'markdown') return markdownBlocks(text);
   if (kind === 'html') return htmlBlocks(text);
   return textBlocks(text);
@@ -224,9 +228,12 @@ const BREAKS = new Set([
 ]);
 const CELLS = new Set(['td', 'th']);
 
-export function htmlBlocks(html: string): Block[] {
+/** `what`: how the sentence of a page nested too deep names it. */
+export function htmlBlocks(html: string, what = 'The HTML page'): Block[] {
   const blocks: Block[] = [];
+  const depth = markupDepth(what);
   let text = '';
+  let characters = 0;
   let heading: number | undefined;
   let skipping = 0;
   const flush = () => {
@@ -239,6 +246,7 @@ export function htmlBlocks(html: string): Block[] {
   const parser = new Parser(
     {
       onopentag(name) {
+        depth.open();
         if (SKIPPED.has(name)) skipping += 1;
         if (skipping > 0) return;
         const level = /^h([1-6])$/.exec(name)?.[1];
@@ -253,9 +261,13 @@ export function htmlBlocks(html: string): Block[] {
         }
       },
       ontext(data) {
-        if (skipping === 0) text += data;
+        if (skipping > 0) return;
+        characters += data.length;
+        if (characters > MAX_DOCUMENT_CHARS) throw tooLong();
+        text += data;
       },
       onclosetag(name) {
+        depth.close();
         if (SKIPPED.has(name)) {
           skipping = Math.max(0, skipping - 1);
           return;
@@ -278,69 +290,131 @@ export function htmlBlocks(html: string): Block[] {
 
 // --- Markdown ------------------------------------------------------------------------------------------------
 
-/** The plain text of inline tokens: emphasis, links and code keep their words; images their alt text. */
-function inlineText(tokens: readonly Token[] | undefined, fallback: string): string {
-  if (!tokens) return fallback;
-  return tokens
-    .map((token) => {
-      if (token.type === 'html') return htmlBlocks(token.raw).map((block) => block.text).join(' ');
-      if (token.type === 'br') return ' ';
-      if ('tokens' in token && token.tokens) return inlineText(token.tokens, '');
-      if (token.type === 'image') return (token as Tokens.Image).text;
-      return 'text' in token ? String(token.text) : '';
-    })
-    .join('');
+/**
+ * Quotes and list items inside one another past this fail the document: markdown-it stops nesting at 100 levels of
+ * its own (a list item is two) and drops what is deeper, so a deeper file is refused rather than read in part.
+ */
+export const MAX_MARKDOWN_DEPTH = 32;
+
+// CommonMark with GFM tables and strikethrough; raw HTML kept as tokens (read as HTML), no typography, no linkify.
+const markdown = new MarkdownIt('default', { html: true });
+
+/** The plain text of an inline token's children: emphasis, links and code keep their words; images their alt text. */
+function inlineText(children: readonly Token[] | null): string {
+  let text = '';
+  for (const token of children ?? []) {
+    if (token.type === 'text' || token.type === 'code_inline') text += token.content;
+    else if (token.type === 'softbreak' || token.type === 'hardbreak') text += ' ';
+    // An image's alt text is its children (text, code), one level: no recursion.
+    else if (token.type === 'image') text += (token.children ?? []).map((child) => (child.type === 'text' || child.type === 'code_inline' ? child.content : '')).join('');
+    // Inline HTML tokens are single tags: no text, but a line break parts words.
+    else if (token.type === 'html_inline' && /^<br\b/i.test(token.content)) text += ' ';
+  }
+  return text;
 }
 
-function markdownTokens(tokens: readonly Token[], blocks: Block[]): void {
-  for (const token of tokens) {
+/**
+ * markdown-it's tokens are a flat list (opening and closing tokens around what they hold), read here in one loop:
+ * headings and paragraphs are blocks; a list, nested lists in it, is one paragraph with a line per item; a table one
+ * paragraph with a line per row, its cells joined with ` | `; code a paragraph as written; a quote's blocks are
+ * blocks; raw HTML is read as a page.
+ */
+export function markdownBlocks(source: string): Block[] {
+  const blocks: Block[] = [];
+  let depth = 0;
+  /** Inside a list: the outermost list's items, each the texts it holds so far. */
+  let items: string[][] | undefined;
+  let lists = 0;
+  let heading: number | undefined;
+  let rows: string[] | undefined;
+  let cells: string[] = [];
+  let inCell = false;
+  const add = (block: Block) => {
+    if (items) items.at(-1)?.push(block.text);
+    else blocks.push(block);
+  };
+  const nest = () => {
+    depth += 1;
+    if (depth > MAX_MARKDOWN_DEPTH) {
+      throw new DocumentError(`The Markdown file nests quotes or lists more than ${MAX_MARKDOWN_DEPTH} levels deep, the limit; it may be damaged.`, { limit: true });
+    }
+  };
+  for (const token of markdown.parse(source, {})) {
     switch (token.type) {
-      case 'heading': {
-        const heading = token as Tokens.Heading;
-        blocks.push({ type: 'heading', level: heading.depth, text: clean(inlineText(heading.tokens, heading.text)) });
+      case 'blockquote_open':
+        nest();
+        break;
+      case 'blockquote_close':
+      case 'list_item_close':
+        depth -= 1;
+        break;
+      case 'bullet_list_open':
+      case 'ordered_list_open':
+        lists += 1;
+        if (lists === 1) items = [];
+        break;
+      case 'list_item_open':
+        nest();
+        // A nested list's items go on its outermost item's line, each after a dash.
+        if (lists === 1) items?.push([]);
+        else items?.at(-1)?.push('-');
+        break;
+      case 'bullet_list_close':
+      case 'ordered_list_close':
+        lists -= 1;
+        if (lists === 0 && items) {
+          const text = items.map((parts) => `- ${clean(parts.join(' '))}`).join('\n');
+          items = undefined;
+          add({ type: 'paragraph', text });
+        }
+        break;
+      case 'heading_open':
+        heading = Number(token.tag.slice(1));
+        break;
+      case 'heading_close':
+        heading = undefined;
+        break;
+      case 'table_open':
+        rows = [];
+        break;
+      case 'tr_open':
+        cells = [];
+        break;
+      case 'th_open':
+      case 'td_open':
+        inCell = true;
+        break;
+      case 'th_close':
+      case 'td_close':
+        inCell = false;
+        break;
+      case 'tr_close':
+        rows?.push(cells.join(' | '));
+        break;
+      case 'table_close':
+        if (rows) add({ type: 'paragraph', text: rows.join('\n') });
+        rows = undefined;
+        break;
+      case 'inline': {
+        const text = clean(inlineText(token.children));
+        if (inCell) cells.push(text);
+        else if (heading !== undefined) add({ type: 'heading', level: heading, text });
+        else if (text) add({ type: 'paragraph', text });
         break;
       }
-      case 'paragraph':
-      case 'text': {
-        const text = clean(inlineText((token as Tokens.Paragraph).tokens, (token as Tokens.Paragraph).text));
-        if (text) blocks.push({ type: 'paragraph', text });
+      case 'code_block':
+      case 'fence': {
+        const text = token.content.trim();
+        if (text) add({ type: 'paragraph', text });
         break;
       }
-      case 'list': {
-        const items = (token as Tokens.List).items.map((item) => {
-          const inner: Block[] = [];
-          markdownTokens(item.tokens, inner);
-          return `- ${clean(inner.map((block) => block.text).join(' '))}`;
-        });
-        blocks.push({ type: 'paragraph', text: items.join('\n') });
-        break;
-      }
-      case 'table': {
-        const table = token as Tokens.Table;
-        const row = (cells: Tokens.TableCell[]) => cells.map((cell) => clean(inlineText(cell.tokens, cell.text))).join(' | ');
-        blocks.push({ type: 'paragraph', text: [row(table.header), ...table.rows.map(row)].join('\n') });
-        break;
-      }
-      case 'code': {
-        const text = (token as Tokens.Code).text.trim();
-        if (text) blocks.push({ type: 'paragraph', text });
-        break;
-      }
-      case 'blockquote':
-        markdownTokens((token as Tokens.Blockquote).tokens, blocks);
-        break;
-      case 'html':
-        blocks.push(...htmlBlocks((token as Tokens.HTML).text));
+      case 'html_block':
+        for (const block of htmlBlocks(token.content, 'The HTML in the Markdown file')) add(block);
         break;
       default:
-        break; // space, hr, def: no text
+        break; // paragraphs' and tables' other tokens, rules: no text of their own
     }
   }
-}
-
-export function markdownBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  markdownTokens(marked.lexer(markdown, { gfm: true }), blocks);
   return blocks;
 }
 

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { Parser } from 'htmlparser2';
-import { clean, type Block } from './blocks.ts';
+import { clean, markupDepth, MAX_DOCUMENT_CHARS, tooLong, type Block } from './blocks.ts';
 import { DocumentError } from './document-error.ts';
 import { readEntry, zipEntries, type InflateBudget, type ZipEntry } from './zip-reader.ts';
 
@@ -17,8 +17,7 @@ import { readEntry, zipEntries, type InflateBudget, type ZipEntry } from './zip-
 export const MAX_DOCX_INFLATED_BYTES = 64 * 1024 * 1024;
 /** A part past 1 MB inflated may not inflate more than this many times its compressed size. */
 export const MAX_DOCX_INFLATION_RATIO = 100;
-/** The most text kept from one document, in characters: twice what its 2,000 passages can hold. */
-export const MAX_DOCUMENT_CHARS = 5_000_000;
+export { MAX_DOCUMENT_CHARS };
 
 /** Elements whose content is not read: the fallback copy of a text box, deleted text, field codes. */
 const SKIPPED = new Set(['Fallback', 'delText', 'instrText']);
@@ -31,9 +30,23 @@ function attribute(attributes: Record<string, string>, name: string): string | u
   return undefined;
 }
 
-/** Streams an entry's XML to the parser's handlers; the text is UTF-8, as Word writes it. */
-async function parseEntry(bytes: Uint8Array, entry: ZipEntry, budget: InflateBudget, handlers: ConstructorParameters<typeof Parser>[0]): Promise<void> {
-  const parser = new Parser(handlers, { xmlMode: true, decodeEntities: true });
+type Handlers = NonNullable<ConstructorParameters<typeof Parser>[0]>;
+
+/** Streams an entry's XML to the parser's handlers; the text is UTF-8, as Word writes it. Nested past MAX_MARKUP_DEPTH, it fails. */
+async function parseEntry(bytes: Uint8Array, entry: ZipEntry, budget: InflateBudget, handlers: Handlers): Promise<void> {
+  const depth = markupDepth("The Word document's XML");
+  const counted: Handlers = {
+    ...handlers,
+    onopentag(name, attributes, implied) {
+      depth.open();
+      handlers.onopentag?.(name, attributes, implied);
+    },
+    onclosetag(name, implied) {
+      depth.close();
+      handlers.onclosetag?.(name, implied);
+    },
+  };
+  const parser = new Parser(counted, { xmlMode: true, decodeEntities: true });
   const decoder = new StringDecoder('utf8');
   await readEntry(bytes, entry, budget, (chunk) => parser.write(decoder.write(chunk)));
   parser.end(decoder.end());
@@ -96,9 +109,7 @@ export async function docxBlocks(bytes: Uint8Array): Promise<Block[]> {
     const paragraph = paragraphs.at(-1);
     if (!paragraph) return;
     characters += text.length;
-    if (characters > MAX_DOCUMENT_CHARS) {
-      throw new DocumentError(`The document is too long: its text passes ${MAX_DOCUMENT_CHARS.toLocaleString('en')} characters, the limit; split it into smaller files.`, { limit: true });
-    }
+    if (characters > MAX_DOCUMENT_CHARS) throw tooLong();
     paragraph.text += text;
   };
   await parseEntry(bytes, main, budget, {

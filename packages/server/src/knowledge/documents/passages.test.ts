@@ -45,11 +45,11 @@ test('a long section is split into passages of at most PASSAGE_MAX_CHARS, at sen
   for (const passage of passages.filter((p) => !p.text.startsWith('x'))) assert.match(passage.text, /^Sentence[\s\S]*\.$/);
 });
 
-test('more than MAX_PASSAGES passages, or no text at all, is a DocumentError', () => {
+test('more than MAX_PASSAGES passages (a limit: its worker is not kept), or no text at all, is a DocumentError', () => {
   const many: Block[] = Array.from({ length: MAX_PASSAGES + 1 }, (_, i) => ({ type: 'heading', level: 1, text: `H${i}` }) as Block).flatMap((heading) => [
     heading,
     { type: 'paragraph', text: 'text' } as Block,
   ]);
-  assert.throws(() => splitPassages(many), new DocumentError('The document is too long: it makes more than 2,000 passages; split it into smaller files.'));
+  assert.throws(() => splitPassages(many), new DocumentError('The document is too long: it makes more than 2,000 passages; split it into smaller files.', { limit: true }));
   assert.throws(() => splitPassages([{ type: 'heading', level: 1, text: 'Only' }]), DocumentError);
 });

@@ -54,7 +54,7 @@ export function splitPassages(blocks: readonly Block[], max = PASSAGE_MAX_CHARS)
   const flush = () => {
     if (parts.length === 0) return;
     if (passages.length === MAX_PASSAGES) {
-      throw new DocumentError(`The document is too long: it makes more than ${MAX_PASSAGES.toLocaleString('en')} passages; split it into smaller files.`);
+      throw new DocumentError(`The document is too long: it makes more than ${MAX_PASSAGES.toLocaleString('en')} passages; split it into smaller files.`, { limit: true });
     }
     passages.push({ headingPath: headings.map((heading) => heading.text), text: parts.join('\n\n') });
     parts = [];

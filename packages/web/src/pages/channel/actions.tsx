@@ -7,21 +7,47 @@ import { t } from '../../i18n.ts';
 import { navigate } from '../../router.ts';
 import { ErrorLine, Field } from '../../ui.tsx';
 
+interface TestReply {
+  reply: string | null;
+  taskComplete: boolean;
+  passages: GivenPassage[];
+  /** A clarification's options: their labels, then the last line's (something else). */
+  choices?: string[];
+}
+
 export function TryAgent({ channel }: { channel: Channel }) {
   const [text, setText] = useState('');
   const [reply, setReply] = useState<string | null>(null);
   const [passages, setPassages] = useState<GivenPassage[]>([]);
+  /** The clarification the last reply offered: the question it was for and its options. */
+  const [offered, setOffered] = useState<{ question: string; choices: string[] } | null>(null);
+  /** The option the tester picked last (shown above the answer to it). */
+  const [picked, setPicked] = useState<string | null>(null);
   const { busy, error, run } = useAction();
-  const ask = async (event: Event) => {
-    event.preventDefault();
-    await run(async () => {
-      const result = await api<{ reply: string | null; taskComplete: boolean; passages: GivenPassage[] }>('POST', `/chat/test/${encodeURIComponent(channel.id)}/`, {
-        body: { text },
+  const send = (message: string, clarifiedQuestion?: string) =>
+    run(async () => {
+      const result = await api<TestReply>('POST', `/chat/test/${encodeURIComponent(channel.id)}/`, {
+        body: clarifiedQuestion === undefined ? { text: message } : { text: message, clarifiedQuestion },
       });
       setReply(result.reply ?? '—');
       setPassages(result.passages);
+      setOffered(result.choices && result.choices.length > 0 ? { question: clarifiedQuestion ?? message, choices: result.choices } : null);
     });
+  const ask = async (event: Event) => {
+    event.preventDefault();
+    setPicked(null);
+    // With a clarification open, the message answers it (a number, a label, or a new question), as in a chat.
+    await send(text, offered?.question);
   };
+  /** A click on an option sends its number, as a customer would type it (the last line, something else, is `0`). */
+  const pick = async (index: number, label: string) => {
+    if (!offered) return;
+    const last = index === offered.choices.length - 1;
+    setPicked(label);
+    await send(last ? '0' : String(index + 1), offered.question);
+  };
+  // The reply's text without its numbered lines when the buttons show them.
+  const shown = offered && reply !== null ? reply.split('\n').slice(0, -offered.choices.length).join('\n') || reply : reply;
   return (
     <form class="card" aria-label="Try the agent" onSubmit={ask}>
       <h2>{t('Try the agent')}</h2>
@@ -32,10 +58,24 @@ export function TryAgent({ channel }: { channel: Channel }) {
         {t('Ask')}
       </button>
       <ErrorLine error={error} />
+      {picked !== null && (
+        <p class="bubble user" aria-label="Your pick">
+          {picked}
+        </p>
+      )}
       {reply !== null && (
         <p class="bubble assistant" aria-label="Agent reply">
-          {reply}
+          {shown}
         </p>
+      )}
+      {offered && (
+        <div class="row choices" role="group" aria-label="Choices">
+          {offered.choices.map((label, i) => (
+            <button key={i} type="button" aria-label={label} disabled={busy} onClick={() => void pick(i, label)}>
+              {i === offered.choices.length - 1 ? `0. ${label}` : `${i + 1}. ${label}`}
+            </button>
+          ))}
+        </div>
       )}
       {reply !== null && passages.length > 0 && (
         <details class="passages" open>

@@ -1,13 +1,14 @@
-// One channel: its settings in sections of one form with one Save (Agent, Widget, Hours and handoff, Connection),
+// One channel: its settings in sections of one form with one Save (Agent, Actions, Widget, Hours and handoff, Connection),
 // Disable agent responses, a test event, Try the agent and delete. An agent reads it all and changes nothing.
 import { useEffect, useState } from 'preact/hooks';
-import type { Channel, KnowledgeBase } from '@parley/contracts';
+import type { Action, Channel, KnowledgeBase } from '@parley/contracts';
 import type { ComponentChildren } from 'preact';
 import { api, errorText } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { AdminOnlyNote, useCanManage } from '../../role.tsx';
 import { ErrorLine, Field, Link, StatusLine } from '../../ui.tsx';
 import { kindLabel } from '../channels.tsx';
+import { ActionChoices } from './action-choices.tsx';
 import { DeleteChannelCard, TestEventCard, TryAgent } from './actions.tsx';
 import { AgentFields, EngineFields } from './agent-fields.tsx';
 import { ApiChannelHelp, CredentialFields, MessengerHelp, WebhookFields } from './connection.tsx';
@@ -70,6 +71,7 @@ function useChannel(path: string) {
   const [channel, setChannel] = useState<Channel | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [bases, setBases] = useState<KnowledgeBase[]>([]);
+  const [actions, setActions] = useState<Action[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     api<Channel>('GET', path).then(
@@ -80,13 +82,14 @@ function useChannel(path: string) {
       (e) => setError(errorText(e)),
     );
     api<{ knowledgeBases: KnowledgeBase[] }>('GET', '/knowledge-bases').then((r) => setBases(r.knowledgeBases), () => undefined);
+    api<{ actions: Action[] }>('GET', '/actions/').then((r) => setActions(r.actions), () => undefined);
   }, [path]);
-  return { channel, setChannel, draft, setDraft, bases, error, setError };
+  return { channel, setChannel, draft, setDraft, bases, actions, error, setError };
 }
 
 export function ChannelPage({ type, id }: { type: string; id: string }) {
   const path = `/channel/${type}/${encodeURIComponent(id)}/`;
-  const { channel, setChannel, draft, setDraft, bases, error, setError } = useChannel(path);
+  const { channel, setChannel, draft, setDraft, bases, actions, error, setError } = useChannel(path);
   const [status, setStatus] = useState<string | null>(null);
   const canManage = useCanManage();
 
@@ -127,6 +130,9 @@ export function ChannelPage({ type, id }: { type: string; id: string }) {
             <AgentFields draft={draft} set={set} />
             <EngineFields channel={channel} draft={draft} set={set} />
             <KnowledgeBaseField bases={bases} draft={draft} set={set} />
+          </Section>
+          <Section name="Actions">
+            <ActionChoices actions={actions} draft={draft} set={set} />
           </Section>
           <Section name="Hours and handoff">
             <WorkingHoursFields draft={draft} set={set} />

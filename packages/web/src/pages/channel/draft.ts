@@ -34,6 +34,8 @@ export interface Draft {
   model: string;
   apiKey: string;
   knowledgeBaseId: string;
+  /** The account's actions the channel's agent may use. */
+  actionIds: string[];
   hoursOn: boolean;
   timeZone: string;
   intervals: WorkingHours['intervals'];
@@ -88,6 +90,7 @@ export function draftOf(channel: Channel): Draft {
     model: engine.kind === 'openai-compatible' ? engine.model : '',
     apiKey: '',
     knowledgeBaseId: channel.knowledgeBaseId ?? '',
+    actionIds: channel.actionIds,
     hoursOn: channel.workingHours !== null,
     timeZone: channel.workingHours?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     intervals: channel.workingHours?.intervals ?? [],
@@ -146,6 +149,7 @@ export function bodyOf(draft: Draft, channel: Channel): UpdateChannelBody {
     },
     agentEngine,
     knowledgeBaseId: draft.knowledgeBaseId || null,
+    actionIds: draft.actionIds,
     workingHours: draft.hoursOn ? { timeZone: draft.timeZone, intervals: draft.intervals } : null,
     autoReply: draft.autoReply.trim() ? draft.autoReply : null,
     handoffMessage: draft.handoffMessage.trim() ? draft.handoffMessage : null,

@@ -5,6 +5,8 @@ import type { Replay, ReplayItem, ReplayMark, ReplayVerdict } from '@parley/cont
 import { api, errorText } from '../../api.ts';
 import { t } from '../../i18n.ts';
 import { ErrorLine, Field } from '../../ui.tsx';
+import { Group } from '../reports/figures.tsx';
+import { percent } from '../reports/format.ts';
 
 const VERDICTS: Record<ReplayVerdict, string> = {
   agrees: 'Agrees with the team',
@@ -14,30 +16,73 @@ const VERDICTS: Record<ReplayVerdict, string> = {
   fell_back: 'Fell back',
 };
 
+/** One figure of the summary: its value and label, as the Reports page shows one (no link: the items are below). */
+function Figure({ name, value, small }: { name: string; value: string | number; small?: boolean }) {
+  return (
+    <span class={small ? 'figure small' : 'figure'} aria-label={`${name}: ${value}`} role="group">
+      <strong>{value}</strong> <span>{t(name)}</span>
+    </span>
+  );
+}
+
+/** The summary laid out as the Reports page's cards: what the agent did, how its answers were judged, the other marks. */
 function Summary({ replay }: { replay: Replay }) {
   const s = replay.summary;
-  const precision = s.estimatedPrecision === null ? '—' : `${Math.round(s.estimatedPrecision * 100)} %`;
-  const figures: [string, string | number][] = [
-    ['Questions', replay.total],
-    ['Answered', s.answered],
-    ['Agrees with the team', s.agreesWithTeam],
-    ['Differs', s.differs],
-    ['Asked to choose', s.clarified],
-    ['Handed off', s.handedOff],
-    ['Fell back', s.fellBack],
-    ['Marked right', s.markedRight],
-    ['Marked wrong', s.markedWrong],
-    ['Estimated precision', precision],
-  ];
   return (
-    <dl class="figures" aria-label="Replay summary">
-      {figures.map(([label, value]) => (
-        <div key={label} aria-label={label}>
-          <dt>{t(label)}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
+    <div class="stats replay-stats" aria-label="Replay summary" role="group">
+      <Group name="Replies">
+        <p class="big">
+          <Figure name="Questions" value={replay.total} />
+        </p>
+        <ul class="figure-list">
+          <li>
+            <Figure name="Answered" value={s.answered} />
+            <ul>
+              <li>
+                <Figure name="Agrees with the team" value={s.agreesWithTeam} small />
+              </li>
+              <li>
+                <Figure name="Differs" value={s.differs} small />
+              </li>
+            </ul>
+          </li>
+          <li>
+            <Figure name="Asked to choose" value={s.clarified} />
+          </li>
+          <li>
+            <Figure name="Handed off" value={s.handedOff} />
+          </li>
+          <li>
+            <Figure name="Fell back" value={s.fellBack} />
+          </li>
+        </ul>
+      </Group>
+      <Group name="Estimated precision">
+        <p class="rate">
+          <Figure name="Estimated precision" value={percent(s.estimatedPrecision)} />
+        </p>
+        <ul class="figure-list">
+          <li>
+            <Figure name="Marked right" value={s.markedRight} small />
+          </li>
+          <li>
+            <Figure name="Marked wrong" value={s.markedWrong} small />
+          </li>
+        </ul>
+        <p class="muted small">{t('Of the answers you marked Right or Wrong.')}</p>
+      </Group>
+      <Group name="Other marks">
+        <ul class="figure-list">
+          <li>
+            <Figure name="Other replies marked right" value={s.unansweredMarks.markedRight} />
+          </li>
+          <li>
+            <Figure name="Other replies marked wrong" value={s.unansweredMarks.markedWrong} />
+          </li>
+        </ul>
+        <p class="muted small">{t('Clarifications, handoffs and fallbacks: not in the precision.')}</p>
+      </Group>
+    </div>
   );
 }
 
@@ -105,7 +150,10 @@ export function ReplayResults({ replay, onChanged }: { replay: Replay; onChanged
           {items.map((item) => (
             <tr key={item.id} aria-label={item.question}>
               <td>{item.question}</td>
-              <td>{item.teamAnswer ?? '—'}</td>
+              <td>
+                {item.teamAnswer ?? '—'}
+                {item.answeredBy === 'agent' && <span class="muted small"> ({t("the agent's past reply: no member replied")})</span>}
+              </td>
               <td class="pre">{item.agentReply ?? '—'}</td>
               <td aria-label="Verdict">{item.verdict ? t(VERDICTS[item.verdict]) : '…'}</td>
               <td>

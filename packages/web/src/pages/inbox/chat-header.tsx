@@ -1,15 +1,20 @@
 // The open chat's head: its name, channel and states with their buttons, whom it is assigned to, and its tags.
 import type { InboxChat, Member } from '@parley/contracts';
 import { t } from '../../i18n.ts';
+import { Link } from '../../ui.tsx';
 import { kindLabel } from '../channels.tsx';
+import { DetailsToggle, type DetailsFold } from './chat-details.tsx';
 
 export type ChatAction = (path: string, body?: unknown) => Promise<void>;
 
-/** The chat's name, channel and states, and the buttons that switch each state. */
-export function ChatHeader({ chat, chatId, act }: { chat: InboxChat; chatId: string; act: ChatAction }) {
+/**
+ * The chat's name, channel, states, assignee and tags in one line, the buttons that switch each state, and the one
+ * that unfolds the details (on a phone, also the way back to the list).
+ */
+export function ChatHeader({ chat, chatId, act, details }: { chat: InboxChat; chatId: string; act: ChatAction; details: DetailsFold }) {
   return (
     <header class="chat-head">
-      <div>
+      <div class="chat-title">
         <h2>{chat.dialogName}</h2>
         <p class="muted">
           {chat.channelSettingsName ?? ''} · {kindLabel(chat.channelName)}
@@ -17,9 +22,16 @@ export function ChatHeader({ chat, chatId, act }: { chat: InboxChat; chatId: str
           {chat.paused ? ` · ${t('paused')}` : ''}
           {chat.isTriggered ? ` · ${t('done')}` : ''}
           {chat.banned ? ` · ${t('banned')}` : ''}
+          {` · ${chat.assignee ? `${t('Assigned to')} ${chat.assignee.name}` : t('Unassigned')}`}
+          {chat.userTags.map(({ tags }) => ` #${tags.name}`).join('')}
         </p>
       </div>
       <div class="row wrap">
+        <span class="back">
+          <Link href="/inbox" label="All chats">
+            ← {t('Chats')}
+          </Link>
+        </span>
         {chat.paused ? (
           <button type="button" aria-label="Resume agent" onClick={() => act(`/chat/resume-chat/${chatId}/`)}>
             {t('Resume agent')}
@@ -50,6 +62,7 @@ export function ChatHeader({ chat, chatId, act }: { chat: InboxChat; chatId: str
         <button type="button" aria-label="Mark unread" onClick={() => act(`/chat/unread/${chatId}/`)}>
           {t('Mark unread')}
         </button>
+        <DetailsToggle fold={details} />
       </div>
     </header>
   );

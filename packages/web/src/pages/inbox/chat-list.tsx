@@ -1,4 +1,5 @@
 // The list side of the Inbox: the filters and the chats of the current page.
+import { useEffect, useRef } from 'preact/hooks';
 import type { Channel, ChannelKind, InboxListChat } from '@parley/contracts';
 import { t } from '../../i18n.ts';
 import { navigate } from '../../router.ts';
@@ -44,10 +45,14 @@ export function FilterBar({ filters, channels, set }: { filters: Filters; channe
   );
 }
 
-/** The chats of the current page; the open one is marked, and a click opens another. */
+/** The chats of the current page; the open one is marked (and kept in view: `j`/`k` move it), and a click opens another. */
 export function ChatList({ chats, chatId }: { chats: InboxListChat[]; chatId: string | undefined }) {
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
+  }, [chatId]);
   return (
-    <ul aria-label="Chats">
+    <ul aria-label="Chats" ref={list}>
       {chats.length === 0 && <li class="muted">{t('No chats')}</li>}
       {chats.map((chat) => {
         const isUnread = chat.unreadCount > 0 || chat.customUnread;

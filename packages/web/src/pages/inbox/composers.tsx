@@ -1,4 +1,5 @@
 // The chat view's two forms: the private note, and the reply with its saved-reply picker.
+import type { Ref } from 'preact';
 import type { CannedResponse } from '@parley/contracts';
 import { t } from '../../i18n.ts';
 
@@ -35,11 +36,12 @@ function SavedReplyPicker({ replies, typed, onPick }: { replies: CannedResponse[
   );
 }
 
-/** The private-note form; its draft is kept by the chat view. */
-export function NoteComposer({ note, onInput, onSubmit }: { note: string; onInput: (note: string) => void; onSubmit: (event: Event) => void }) {
+/** The private-note form; its draft is kept by the chat view, which focuses it (`inputRef`) for the `n` key. */
+export function NoteComposer(props: { note: string; onInput: (note: string) => void; onSubmit: (event: Event) => void; inputRef?: Ref<HTMLTextAreaElement> }) {
+  const { note, onInput, onSubmit, inputRef } = props;
   return (
     <form class="composer note-composer" onSubmit={onSubmit}>
-      <textarea aria-label="Note" placeholder={t('Private note: only the team sees it')} rows={1} maxLength={10_000} value={note} onInput={(e) => onInput(e.currentTarget.value)} />
+      <textarea ref={inputRef} aria-label="Note" placeholder={t('Private note: only the team sees it')} rows={1} maxLength={10_000} value={note} onInput={(e) => onInput(e.currentTarget.value)} />
       <button type="submit" aria-label="Add note">
         {t('Add note')}
       </button>
@@ -49,10 +51,17 @@ export function NoteComposer({ note, onInput, onSubmit }: { note: string; onInpu
 
 /**
  * The reply form, and the saved-reply picker above it while a `/shortCode` is being typed; the draft is kept by
- * the chat view. Ctrl+Enter (Cmd+Enter) sends.
+ * the chat view, which focuses it (`inputRef`) for the `r` key. Ctrl+Enter (Cmd+Enter) sends.
  */
-export function ReplyComposer(props: { reply: string; setReply: (reply: string) => void; savedReplies: CannedResponse[]; sending: boolean; onSend: (event: Event) => void }) {
-  const { reply, setReply, savedReplies, sending, onSend } = props;
+export function ReplyComposer(props: {
+  reply: string;
+  setReply: (reply: string) => void;
+  savedReplies: CannedResponse[];
+  sending: boolean;
+  onSend: (event: Event) => void;
+  inputRef?: Ref<HTMLTextAreaElement>;
+}) {
+  const { reply, setReply, savedReplies, sending, onSend, inputRef } = props;
   const pickSavedReply = (saved: CannedResponse) => {
     setReply(reply.replace(/\/[A-Za-z0-9_-]*$/, saved.text));
   };
@@ -62,6 +71,7 @@ export function ReplyComposer(props: { reply: string; setReply: (reply: string) 
       {typedCode !== undefined && <SavedReplyPicker replies={savedReplies} typed={typedCode} onPick={pickSavedReply} />}
       <form class="composer" onSubmit={onSend}>
         <textarea
+          ref={inputRef}
           aria-label="Reply"
           placeholder={t('Reply')}
           rows={2}

@@ -13,3 +13,15 @@ export interface Filters {
   assignee: string;
   offset: number;
 }
+
+/** The filters an Inbox opens with: every chat of the account. */
+export const NO_FILTERS: Filters = {
+  channelId: '',
+  channelName: '',
+  tag: '',
+  done: false,
+  unread: false,
+  needsHuman: false,
+  assignee: '',
+  offset: 0,
+};

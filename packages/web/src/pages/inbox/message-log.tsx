@@ -1,10 +1,12 @@
-// A chat's history: messages (with their attachments and the agent's replies' rating actions) and private notes.
+// A chat's history: messages (with their attachments and the agent's replies' rating actions), private notes, and the
+// agent's action runs (a line for the team: the customer never sees them).
 import type { Ref } from 'preact';
 import { useState } from 'preact/hooks';
-import type { InboxChat, InboxMessage, InboxNote } from '@parley/contracts';
+import type { InboxAction, InboxChat, InboxMessage, InboxNote, InboxSummary } from '@parley/contracts';
 import { api, errorText } from '../../api.ts';
 import { t } from '../../i18n.ts';
-import { ErrorLine, formatTime } from '../../ui.tsx';
+import { ErrorLine, formatTime, Link } from '../../ui.tsx';
+import { OUTCOME_LABELS } from '../actions/use-actions.ts';
 
 function Attachments({ message }: { message: InboxMessage }) {
   if (message.attachments.length === 0) return null;
@@ -90,29 +92,54 @@ function AgentReplyActions({ message, onRated }: { message: InboxMessage; onRate
   );
 }
 
+/** An action run: which action, how it ended, how long the call took, and what went wrong. */
+function ActionLine({ run }: { run: InboxAction }) {
+  const facts = [t(OUTCOME_LABELS[run.outcome]), run.status === null ? '' : `HTTP ${run.status}`, run.ms === null ? '' : `${run.ms} ms`].filter(Boolean);
+  return (
+    <li class="bubble action-run" aria-label={`Action ${run.action.name}`}>
+      <div class="meta">
+        {t('Action')} · <Link href={`/actions/${run.action.id}`}>{run.action.name}</Link> · {formatTime(run.createdAt)}
+      </div>
+      <div class="text">{facts.join(' · ')}</div>
+      {run.error && <div class="text action-error">{run.error}</div>}
+    </li>
+  );
+}
+
 function senderOf(message: InboxMessage, chat: InboxChat): string {
   if (message.role === 'user') return message.senderName ?? chat.dialogName;
   return message.senderName ?? t('Agent');
 }
 
 /**
- * The history: messages and private notes in order. The chat view holds `logRef` because it scrolls the log to
+ * The history: messages, private notes and action runs in order (a handoff's summary is pinned above it by the chat
+ * view instead). The chat view holds `logRef` because it scrolls the log to
  * the newest entry when their number changes.
  */
-export function MessageLog(props: { chat: InboxChat; messages: (InboxMessage | InboxNote)[]; logRef: Ref<HTMLOListElement>; onRated: () => void }) {
-  const { chat, messages, logRef, onRated } = props;
+export function MessageLog(props: {
+  chat: InboxChat;
+  messages: (InboxMessage | InboxNote | InboxSummary | InboxAction)[];
+  logRef: Ref<HTMLOListElement>;
+  onRated: () => void;
+  /** The message or note a search hit opened the chat at: marked (`aria-current`). */
+  foundId?: string | undefined;
+}) {
+  const { chat, messages, logRef, onRated, foundId } = props;
+  const found = (id: string) => (id === foundId ? { 'aria-current': 'true' as const } : {});
   return (
     <ol class="messages" role="log" aria-label="Messages" ref={logRef}>
       {messages.map((message) =>
-        message.kind === 'note' ? (
-          <li key={message.id} class="bubble note" aria-label={`Note by ${message.author.name}`}>
+        message.kind === 'action' ? (
+          <ActionLine key={message.id} run={message} />
+        ) : message.kind === 'summary' ? null : message.kind === 'note' ? (
+          <li key={message.id} data-id={message.id} class={`bubble note${message.id === foundId ? ' found' : ''}`} aria-label={`Note by ${message.author.name}`} {...found(message.id)}>
             <div class="meta">
               {t('Private note')} · {message.author.name} · {formatTime(message.createdAt)}
             </div>
             <div class="text">{message.text}</div>
           </li>
         ) : (
-          <li key={message.id} class={`bubble ${message.role}`}>
+          <li key={message.id} data-id={message.id} class={`bubble ${message.role}${message.id === foundId ? ' found' : ''}`} {...found(message.id)}>
             <div class="meta">
               {senderOf(message, chat)} · {formatTime(message.createdAt)}
             </div>

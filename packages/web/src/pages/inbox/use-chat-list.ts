@@ -1,81 +1,42 @@
-// The Inbox list: the filters, the page of chats they find, the `Needs a human` count and the channels to filter
-// by, kept up to date by live events.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { Channel, InboxListChat } from '@parley/contracts';
-import { api, errorText } from '../../api.ts';
-import { useLive } from '../../live.ts';
-import { useLoadOrder } from '../../load-order.ts';
-import { PAGE, type Filters } from './filters.ts';
+// The Inbox list: the filters, the page of chats they find and the channels to filter by, kept up to date by live
+// messages (list-sync.ts: patched in place, reloaded at most every few seconds under a steady flow).
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import type { Channel } from '@parley/contracts';
+import { api } from '../../api.ts';
+import { useLiveMessages } from '../../live.ts';
+import { SessionContext } from '../../role.tsx';
+import { NO_FILTERS, type Filters } from './filters.ts';
+import { createListSync, type ChatPage, type ListState, type ListSync } from './list-sync.ts';
 
-/** `version` grows when a live event is about the open chat (`chatId`), which then reloads. */
+/** `version` grows when a live message is about the open chat (`chatId`), which then reloads. */
 export function useChatList(chatId: string | undefined) {
-  const [filters, setFilters] = useState<Filters>({
-    channelId: '',
-    channelName: '',
-    tag: '',
-    done: false,
-    unread: false,
-    needsHuman: false,
-    assignee: '',
-    offset: 0,
-  });
-  const [chats, setChats] = useState<InboxListChat[]>([]);
-  const [count, setCount] = useState(0);
-  const [needsHumanCount, setNeedsHumanCount] = useState<number | null>(null);
+  const memberId = useContext(SessionContext)?.memberId;
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [list, setList] = useState<ListState>({ chats: [], count: 0, error: null });
   const [channels, setChannels] = useState<Channel[]>([]);
-  const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
-  const reloadTimer = useRef<number | undefined>(undefined);
-  // A load reads the filters of the moment it starts (a reload after live events may start after they changed),
-  // and only the newest load's answer is shown.
-  const currentFilters = useRef(filters);
-  currentFilters.current = filters;
-  const listOrder = useLoadOrder();
+  const sync = useRef<ListSync | undefined>(undefined);
+  sync.current ??= createListSync({
+    fetchPage: (query) => api<ChatPage>('GET', '/chat/all-chats/', { query }),
+    memberId,
+    filters,
+    onChange: setList,
+  });
+  const current = sync.current;
 
-  const loadList = useCallback(async () => {
-    const load = listOrder.begin();
-    const filters = currentFilters.current;
-    try {
-      const result = await api<{ chats: InboxListChat[]; count: number }>('GET', '/chat/all-chats/', {
-        query: {
-          limit: PAGE,
-          offset: filters.offset,
-          channelId: filters.channelId || undefined,
-          channelName: filters.channelName || undefined,
-          tag: filters.tag.trim() || undefined,
-          complitedTask: filters.done ? true : undefined,
-          unread: filters.unread ? true : undefined,
-          needsHuman: filters.needsHuman ? true : undefined,
-          assignee: filters.assignee || undefined,
-        },
-      });
-      if (!listOrder.isNewest(load)) return;
-      setChats(result.chats);
-      setCount(result.count);
-      setError(null);
-    } catch (failure) {
-      if (listOrder.isNewest(load)) setError(errorText(failure));
-    }
-    // The `Needs a human` count is the account's, whatever the other filters.
-    api<{ count: number }>('GET', '/chat/all-chats/', { query: { needsHuman: true, limit: 1 } }).then(
-      (result) => setNeedsHumanCount(result.count),
-      () => undefined,
-    );
-  }, []);
-
-  useEffect(() => {
-    void loadList();
-  }, [filters, loadList]);
+  useEffect(() => () => current.stop(), [current]);
+  useEffect(() => current.setMemberId(memberId), [current, memberId]);
+  useEffect(() => current.setFilters(filters), [current, filters]);
   useEffect(() => {
     api<{ channels: Channel[] }>('GET', '/channels/all/').then((r) => setChannels(r.channels), () => undefined);
   }, []);
 
-  // Bursts of events make one reload of the list; the open chat reloads when an event is about it.
-  useLive((eventChatId) => {
-    if (eventChatId === null || eventChatId === chatId) setVersion((v) => v + 1);
-    window.clearTimeout(reloadTimer.current);
-    reloadTimer.current = window.setTimeout(() => void loadList(), 150);
+  useLiveMessages((message) => {
+    const aboutOpenChat =
+      message.kind === 'reload' || ((message.kind === 'event' || message.kind === 'change') && (message.chatId === null || message.chatId === chatId));
+    if (aboutOpenChat) setVersion((v) => v + 1);
+    current.live(message);
   });
 
-  return { filters, setFilters, chats, count, needsHumanCount, channels, error, version, loadList };
+  return { filters, setFilters, chats: list.chats, count: list.count, channels, error: list.error, version, loadList: () => current.reload() };
 }

@@ -1,6 +1,6 @@
 // The open chat's data: the chat and its history (reloaded on demand), and the team's members and saved replies.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { CannedResponse, InboxChat, InboxMessage, InboxNote, Member } from '@parley/contracts';
+import type { CannedResponse, InboxAction, InboxChat, InboxMessage, InboxNote, InboxSummary, Member } from '@parley/contracts';
 import { api, errorText } from '../../api.ts';
 import { useLoadOrder } from '../../load-order.ts';
 
@@ -8,9 +8,13 @@ import { useLoadOrder } from '../../load-order.ts';
  * One chat and its history, loaded together. Only the newest load is shown: another chat opened meanwhile, or a
  * later reload, answers instead. Opening a chat reads it, once per opening ("Mark unread" flags it again).
  */
-export function useChat(chatId: string, version: number, onChanged: () => void) {
+/** The most history items the console gives at once (`limit` of the history). */
+export const HISTORY_MAX = 1000;
+
+/** `limit`: the history's most recent items to load (the console's default when undefined). */
+export function useChat(chatId: string, version: number, onChanged: () => void, limit?: number) {
   const [chat, setChat] = useState<InboxChat | null>(null);
-  const [messages, setMessages] = useState<(InboxMessage | InboxNote)[]>([]);
+  const [messages, setMessages] = useState<(InboxMessage | InboxNote | InboxSummary | InboxAction)[]>([]);
   const [error, setError] = useState<string | null>(null);
   const markedRead = useRef<string | null>(null);
   // The list's reload of the current filters, whichever render `load` was made in.
@@ -23,7 +27,7 @@ export function useChat(chatId: string, version: number, onChanged: () => void) 
     try {
       const [info, history] = await Promise.all([
         api<InboxChat>('GET', `/chat/info/${chatId}/`),
-        api<{ messages: (InboxMessage | InboxNote)[] }>('GET', `/chat/messages/${chatId}/`),
+        api<{ messages: (InboxMessage | InboxNote | InboxSummary | InboxAction)[] }>('GET', `/chat/messages/${chatId}/`, limit === undefined ? {} : { query: { limit } }),
       ]);
       if (!order.isNewest(current)) return;
       setMessages(history.messages);
@@ -40,7 +44,7 @@ export function useChat(chatId: string, version: number, onChanged: () => void) 
     } catch (failure) {
       if (order.isNewest(current)) setError(errorText(failure));
     }
-  }, [chatId]);
+  }, [chatId, limit]);
 
   useEffect(() => {
     setChat(null);

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { t } from '../../i18n.ts';
 import { plural } from '../../plural.ts';
+import { QuietTimeNote } from './quiet-time-note.tsx';
 import { Link } from '../../ui.tsx';
 import { average, duration, percent } from './format.ts';
 import { ledgerHref, type LedgerQuery, type ReportQuery } from './query.ts';
@@ -18,20 +19,23 @@ interface FigureProps {
   small?: boolean;
   /** The visible label where the context says the rest (default: `name`, translated). */
   text?: string;
+  /** The visible value with its counted noun ("1 agent answer"), where the label alone would count the wrong thing. */
+  counted?: string;
 }
 
 /** One figure: its value and label, a link to the conversations it counts. */
-function Figure({ query, name, value, filter, small, text }: FigureProps) {
+function Figure({ query, name, value, filter, small, text, counted }: FigureProps) {
   return (
     <Link href={ledgerHref(query, filter)} label={`${name}: ${value}`}>
       <span class={small ? 'figure small' : 'figure'}>
-        <strong>{value}</strong> <span>{t(text ?? name)}</span>
+        <strong>{counted ?? value}</strong> <span>{t(text ?? name)}</span>
       </span>
     </Link>
   );
 }
 
-function Group({ name, children }: { name: string; children: ComponentChildren }) {
+/** A card of figures (the Reports page's; the channel page's replay summary uses it too). */
+export function Group({ name, children }: { name: string; children: ComponentChildren }) {
   return (
     <section class="card figures" aria-label={name}>
       <h2>{t(name)}</h2>
@@ -66,16 +70,21 @@ function Outcomes({ summary, query }: { summary: ReportSummary; query: ReportQue
           </ul>
         </li>
         <li>{f('Unanswered', outcomes.unanswered, { outcome: 'unanswered' })}</li>
-        <li>{f('Still open', outcomes.open, { outcome: 'open' })}</li>
+        <li>
+          {f('Still open', outcomes.open, { outcome: 'open' })}
+          <QuietTimeNote />
+        </li>
       </ul>
       <p class="muted">
+        {/* A count of the agent's answers (replies), not of conversations: its link lists the conversations holding them. */}
         <Figure
           query={query}
           name="Answered after a choice"
           value={String(summary.answeredAfterChoice)}
+          counted={plural(summary.answeredAfterChoice, 'agent answer', 'agent answers')}
           filter={{ only: 'after_choice' }}
           small
-          text="agent answers given after the customer picked a clarifying choice"
+          text="given after the customer picked a clarifying choice"
         />
       </p>
     </Group>

@@ -5,7 +5,7 @@ import { ErrorLine, formatTime, Link } from '../../ui.tsx';
 import { duration, NONE } from './format.ts';
 import { useLedger, useLedgerQuery, useLists } from './hooks.ts';
 import { searchOf, type LedgerQuery } from './query.ts';
-import type { LedgerConversation, Outcome } from './types.ts';
+import type { LedgerConversation, OpenState, Outcome } from './types.ts';
 
 export const OUTCOME_NAMES: Record<Outcome, string> = {
   resolved_by_agent: 'Resolved by the agent',
@@ -14,6 +14,31 @@ export const OUTCOME_NAMES: Record<Outcome, string> = {
   unanswered: 'Unanswered',
   open: 'Still open',
 };
+
+/** What has happened so far in an open conversation. */
+export const STATE_NAMES: Record<OpenState, string> = {
+  answered_by_agent: 'answered by the agent',
+  waiting_for_team: 'waiting for the team',
+  waiting_for_customer: 'waiting for the customer',
+  new: 'nothing answered yet',
+};
+
+/** An open conversation: "Still open: waiting for the team", and when quiet time would end it. */
+function OpenOutcome({ state, endsAt }: { state: OpenState | null; endsAt: string | null }) {
+  const ending = endsAt === null ? null : Date.parse(endsAt) <= Date.now() ? t('ending now') : `${t('ends')} ${formatTime(endsAt)}`;
+  return (
+    <>
+      {t(OUTCOME_NAMES.open)}
+      {state && `: ${t(STATE_NAMES[state])}`}
+      {ending && (
+        <span class="muted small" title={t('when quiet time ends it, unless the customer writes again')}>
+          <br />
+          {ending} {t('unless the customer writes')}
+        </span>
+      )}
+    </>
+  );
+}
 
 const ONLY_NAMES: Record<Exclude<LedgerQuery['only'], ''>, string> = {
   confirmed: 'confirmed by the customer',
@@ -27,6 +52,7 @@ const ONLY_NAMES: Record<Exclude<LedgerQuery['only'], ''>, string> = {
   team_response: 'a member replied',
   ended: 'ended',
   after_choice: 'answered after a choice',
+  with_action: 'resolved with an action',
 };
 
 /** "Resolved by the agent · confirmed by the customer · 2026-11-01 – 2026-11-30 · Shop · Ann". */
@@ -52,7 +78,7 @@ function Row({ conversation, channelName }: { conversation: LedgerConversation; 
       <td>{channelName}</td>
       <td>{formatTime(c.startedAt)}</td>
       <td>
-        {t(OUTCOME_NAMES[c.outcome])}
+        {c.outcome === 'open' ? <OpenOutcome state={c.state} endsAt={c.endsAt} /> : t(OUTCOME_NAMES[c.outcome])}
         {badges && <span class="muted small"> ({badges})</span>}
       </td>
       <td>{duration(c.firstAgentResponseSeconds)}</td>

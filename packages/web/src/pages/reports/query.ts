@@ -27,6 +27,7 @@ const FIGURES: Record<Only, true> = {
   team_response: true,
   ended: true,
   after_choice: true,
+  with_action: true,
 };
 const ONLY = Object.keys(FIGURES) as Only[];
 

@@ -4,6 +4,7 @@ import type { LedgerConversation } from '@parley/contracts';
 
 export type { LedgerConversation, ReportSummary } from '@parley/contracts';
 export type Outcome = LedgerConversation['outcome'];
+export type OpenState = NonNullable<LedgerConversation['state']>;
 
 /** A page of `GET /reports/conversations`. */
 export interface Ledger {

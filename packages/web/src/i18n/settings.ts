@@ -1,0 +1,63 @@
+// Russian texts of the account's Settings page (English is the key: ../i18n.ts).
+export const settings: Record<string, string> = {
+  Settings: 'Настройки',
+  'Settings of the whole account. Each member’s own name, language and alerts are on their Profile.':
+    'Настройки всего аккаунта. Имя, язык и оповещения каждого участника — в его профиле.',
+  'A conversation ends when its task is marked done, or when the customer has not written for this long; the reports count it then.':
+    'Разговор завершается, когда его задачу отмечают выполненной или когда клиент не пишет столько времени; тогда его учитывают отчёты.',
+  'Quiet time (minutes)': 'Время тишины (минуты)',
+  'Keep ended conversations (days)': 'Хранить завершённые разговоры (дни)',
+  forever: 'всегда',
+  "Empty: kept. From 7 to 3650 days: older ended conversations are deleted with their messages and files; the reports' counts stay.":
+    'Пусто: хранятся всегда. От 7 до 3650 дней: более старые завершённые разговоры удаляются с сообщениями и файлами; счётчики отчётов остаются.',
+  'Ended conversations are kept.': 'Завершённые разговоры хранятся.',
+  'Conversations ended more than {days} days ago are deleted.': 'Разговоры, завершённые более {days} дн. назад, удаляются.',
+  'Saved: a conversation now ends after': 'Сохранено: теперь разговор завершается через',
+  'From 1 minute to 7 days (10080 minutes); 1440 is one day.': 'От 1 минуты до 7 дней (10080 минут); 1440 — один день.',
+  Alerts: 'Оповещения',
+  "A chat tool's incoming webhook (Slack, Mattermost, Teams): every chat handed to the team is posted there with its link. Leave it empty for none.":
+    'Входящий вебхук мессенджера команды (Slack, Mattermost, Teams): туда приходит каждый чат, переданный команде, со ссылкой. Оставьте пустым, если не нужно.',
+  'Alert webhook URL': 'URL вебхука оповещений',
+  'Saved: every handoff is posted to this webhook.': 'Сохранено: каждая передача команде отправляется на этот вебхук.',
+  'Saved: no alert webhook.': 'Сохранено: вебхука оповещений нет.',
+  // Auto-assignment and team hours (issue #44, item 2).
+  Assignment: 'Назначение',
+  'A chat that needs a person goes to an available member with room for it: round robin takes turns, least busy picks the member with the fewest open chats. With no one free it waits, and waiting chats are assigned oldest first.':
+    'Чат, которому нужен человек, получает доступный участник, у которого есть место: по кругу — по очереди, наименее занятый — участник с меньшим числом открытых чатов. Если свободных нет, чат ждёт; ждущие чаты назначаются начиная с самого старого.',
+  'Assignment mode': 'Режим назначения',
+  Off: 'Выключено',
+  'Round robin': 'По кругу',
+  'Least busy': 'Наименее занятый',
+  'Open chats per member': 'Открытых чатов на участника',
+  'Only available members': 'Только доступные участники',
+  'Saved.': 'Сохранено.',
+  'Team hours': 'Часы работы команды',
+  'Outside them the handoff message says when the team is back, and chats are assigned when the hours open. Each day: 09:00-18:00, ranges separated by commas; empty is closed.':
+    'Вне их сообщение о передаче говорит, когда команда вернётся, а чаты назначаются, когда часы начинаются. Каждый день: 09:00-18:00, промежутки через запятую; пусто — выходной.',
+  'Always open': 'Работаем всегда',
+  Monday: 'Понедельник',
+  Tuesday: 'Вторник',
+  Wednesday: 'Среда',
+  Thursday: 'Четверг',
+  Friday: 'Пятница',
+  Saturday: 'Суббота',
+  Sunday: 'Воскресенье',
+  Available: 'Доступен',
+  Away: 'Отошёл',
+  Capacity: 'Вместимость',
+  "Open chats auto-assignment gives them; empty: the account's": 'Открытые чаты, которые им назначаются автоматически; пусто — как у аккаунта',
+  account: 'как у аккаунта',
+  'Capacity saved.': 'Вместимость сохранена.',
+  'Away when I close the web account': '«Отошёл», когда я закрываю веб-кабинет',
+  'Audit log': 'Журнал аудита',
+  "Every change to the account's settings and people, and every sign-in: who, when, from which address, and what changed. Kept 365 days unless the server says otherwise.":
+    'Каждое изменение настроек и состава аккаунта и каждый вход: кто, когда, с какого адреса и что изменилось. Хранится 365 дней, если на сервере не задано иное.',
+  Actor: 'Кто',
+  Show: 'Показать',
+  'No events.': 'Событий нет.',
+  When: 'Когда',
+  Who: 'Кто',
+  Address: 'Адрес',
+  What: 'Что',
+  Changes: 'Изменения',
+};
