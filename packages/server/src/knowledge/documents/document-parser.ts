@@ -62,12 +62,19 @@ type WorkerReply =
 interface PoolWorker {
   thread: Worker;
   /** The parse it runs, ended by its reply, its timer or the thread's end. */
-  current?: { id: number; finish: (result: ParseResult) => void };
+  current?: { id: number; kind: DocumentKind; finish: (result: ParseResult) => void };
   idle?: NodeJS.Timeout;
   /** Its parsers are loaded (it said so). */
   ready: boolean;
+  /** PDF.js is loaded in it (it loads on the worker's first PDF). */
+  pdfLoaded?: boolean;
   /** The process's resident memory when its parse began, once loaded: what the parse's growth is measured from. */
   baseline?: number;
+  /**
+   * The process's resident memory when it began loading (its parsers when started, PDF.js at its first PDF): what
+   * the process grows by meanwhile is the loading's, not counted against the other parses running.
+   */
+  loadingFrom?: number;
   /** Its last file passed a reader's limit, or it crashed: it is not kept. */
   spent?: boolean;
 }
@@ -90,14 +97,40 @@ export function createDocumentParser(options: DocumentParserOptions = {}) {
   // generation, code, buffers), so a worker stopped at its heap cap has stayed within its share.
   const heapMb = Math.max(1, Math.floor((maxMemoryMb / concurrency) * 0.75));
   // Threads share the process: a parse is ended when the process grew past the limit since it began (so two
-  // running at once may both be), its worker's loading not counted.
+  // running at once may both be), the loading of its worker or of another not counted (loadingEnded).
   const watchdog = watchMemory((rss) => {
-    for (const worker of all) if (worker.current && worker.baseline !== undefined && rss - worker.baseline > limitBytes) endWith(worker, { error: memoryError });
+    for (const worker of all) {
+      if (!worker.current || worker.baseline === undefined) continue;
+      // Another worker loading grows the process too: this parse is judged again once that has loaded.
+      if ([...all].some((other) => other !== worker && other.loadingFrom !== undefined)) continue;
+      if (rss - worker.baseline > limitBytes) endWith(worker, { error: memoryError });
+    }
   });
+
+  /**
+   * A worker's loading ended: the process's growth since it began is taken off the other parses' measure (their
+   * baselines move up by it), so one worker loading PDF.js (hundreds of MB when run from the sources, where two
+   * loading at once were seen to end each other's parses) never ends another's parse. Meanwhile the others are not
+   * judged; their heap caps still hold them.
+   */
+  function loadingEnded(worker: PoolWorker): void {
+    if (worker.loadingFrom === undefined) return;
+    const grown = process.memoryUsage.rss() - worker.loadingFrom;
+    worker.loadingFrom = undefined;
+    if (grown <= 0) return;
+    for (const other of all) if (other !== worker && other.baseline !== undefined) other.baseline += grown;
+  }
+
+  /** A loaded worker starts on its file: measured from now, unless PDF.js has yet to load for it. */
+  function startMeasuring(worker: PoolWorker): void {
+    if (worker.current?.kind === 'pdf' && !worker.pdfLoaded) worker.loadingFrom = process.memoryUsage.rss();
+    else worker.baseline = process.memoryUsage.rss();
+  }
 
   function spawn(): PoolWorker {
     const worker: PoolWorker = {
       ready: false,
+      loadingFrom: process.memoryUsage.rss(),
       thread: new Worker(new URL('./parser-worker.mjs', import.meta.url), {
         resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       }),
@@ -106,11 +139,14 @@ export function createDocumentParser(options: DocumentParserOptions = {}) {
     worker.thread.on('message', (reply: WorkerReply) => {
       if ('ready' in reply) {
         worker.ready = true;
-        if (worker.current) worker.baseline = process.memoryUsage.rss();
+        loadingEnded(worker);
+        if (worker.current) startMeasuring(worker);
         return;
       }
       if (reply.id !== worker.current?.id) return;
       if ('loaded' in reply) {
+        worker.pdfLoaded = true;
+        loadingEnded(worker);
         worker.baseline = process.memoryUsage.rss();
         return;
       }
@@ -182,11 +218,12 @@ export function createDocumentParser(options: DocumentParserOptions = {}) {
           if (worker.current?.id !== id) return;
           worker.current = undefined;
           worker.baseline = undefined;
+          worker.loadingFrom = undefined;
           clearTimeout(timer);
           resolve(result);
         }
-        worker.current = { id, finish };
-        if (worker.ready) worker.baseline = process.memoryUsage.rss();
+        worker.current = { id, kind, finish };
+        if (worker.ready) startMeasuring(worker);
         worker.thread.postMessage({ id, bytes: copy.buffer, kind }, [copy.buffer]);
       });
     } finally {
