@@ -51,7 +51,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tags = createTagsModule(core, { chats: chats.chats });
   // Auto-assignment's sweep runs as often as the conversations sweep in tests (conversationSweepMs), every minute else.
   const assignment = createAssignmentModule(core, { emailDelayMs: alerts.emailDelayMs, sweepMs: deps.conversationSweepMs });
-  const knowledge = createKnowledgeModule(core, { encoder: config.knowledgeEncoder });
+  const knowledge = createKnowledgeModule(core, {
+    encoder: config.knowledgeEncoder,
+    ...(deps.parserMaxMemoryMb !== undefined ? { documentParser: { maxMemoryMb: deps.parserMaxMemoryMb } } : {}),
+  });
   const actions = createActionsModule(core);
   const customerDelivery = messengers.outbound;
   const agent = createAgentModule(core, {

@@ -47,6 +47,11 @@ export interface AppDeps {
   conversationSweepMs?: number;
   /** Console login attempts per client address per minute (default 20; test suites log in more often). */
   loginAttemptsPerIp?: number;
+  /**
+   * What parsing documents may add to the process's memory, in MB (default from the machine's memory): run from
+   * the sources (tests), PDF.js and its transpiling make a parse grow the process several times what it does built.
+   */
+  parserMaxMemoryMb?: number;
   /** The built web account (default packages/web/dist). */
   webDistDir?: string;
   /** TRUST_PROXY: reverse proxies whose `X-Forwarded-For` gives the client address. */

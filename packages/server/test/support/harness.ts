@@ -73,6 +73,8 @@ export interface TestAppOptions {
   deliveryPollMs?: number;
   /** How often the conversations sweep runs (default 60 s). */
   conversationSweepMs?: number;
+  /** What parsing documents may add to the process's memory, in MB (default from the machine). */
+  parserMaxMemoryMb?: number;
   /** pino level of the app's log (default info). */
   logLevel?: LogLevel;
   /** Console login attempts per address per minute; high by default, since every test logs in from 127.0.0.1. */
@@ -177,6 +179,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
     ...(options.deliveryPollMs !== undefined ? { deliveryPollMs: options.deliveryPollMs } : {}),
     ...(options.conversationSweepMs !== undefined ? { conversationSweepMs: options.conversationSweepMs } : {}),
+    ...(options.parserMaxMemoryMb !== undefined ? { parserMaxMemoryMb: options.parserMaxMemoryMb } : {}),
     listen: database.listen,
     loginAttemptsPerIp: options.loginAttemptsPerIp ?? 100_000,
     trustProxy: options.trustProxy,
