@@ -328,3 +328,44 @@ describe('audit log of the team workbench and single sign-on', () => {
     assert.equal(await count(owner.accountId), before);
   });
 });
+
+describe('audit log of documents', () => {
+  test('a document added and deleted: one event each, named; a refused upload or delete writes nothing', async () => {
+    const owner = await t.createConsoleUser();
+    const agent = await addMember(owner, 'agent', 'Ann');
+    const actor = { kind: 'member', id: owner.accountId, name: owner.email };
+    const base = await t.console<{ id: string }>(owner.token, 'POST', '/knowledge-bases', { body: { name: 'Docs' } });
+    assert.equal(base.status, 201, base.text);
+    const upload = (token: string, name: string, text: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([text], { type: 'text/markdown' }), name);
+      return fetch(`${t.url}/console/v1/knowledge-bases/${base.body.id}/documents`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    };
+    const text = '# Returns\n\nWithin 30 days.';
+    const added = await upload(owner.token, 'returns.md', text);
+    assert.equal(added.status, 201);
+    const { id } = (await added.json()) as { id: string };
+    assert.deepEqual(await ofKind(owner, 'document.added'), [
+      {
+        actor,
+        address: '127.0.0.1',
+        kind: 'document.added',
+        target: { type: 'document', id, name: 'returns.md' },
+        changes: { knowledgeBaseId: [null, base.body.id], kind: [null, 'markdown'], size: [null, Buffer.byteLength(text)] },
+      },
+    ]);
+
+    const before = await count(owner.accountId);
+    assert.equal((await upload(owner.token, 'notes.exe', 'MZ')).status, 400);
+    assert.equal((await upload(agent.token, 'mine.md', text)).status, 403);
+    assert.equal((await t.console(owner.token, 'DELETE', `/knowledge-bases/${base.body.id}/documents/00000000-0000-4000-8000-000000000000`)).status, 404);
+    assert.equal((await t.console(agent.token, 'DELETE', `/knowledge-bases/${base.body.id}/documents/${id}`)).status, 403);
+    assert.equal(await count(owner.accountId), before);
+
+    const deleted = await t.console(owner.token, 'DELETE', `/knowledge-bases/${base.body.id}/documents/${id}`);
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.deepEqual(await ofKind(owner, 'document.deleted'), [
+      { actor, address: '127.0.0.1', kind: 'document.deleted', target: { type: 'document', id, name: 'returns.md' }, changes: { knowledgeBaseId: [base.body.id, null] } },
+    ]);
+  });
+});

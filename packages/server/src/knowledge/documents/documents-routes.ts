@@ -7,6 +7,7 @@ import type { DocumentsService } from './documents-service.ts';
 import { createUploadReader, registerUploads, type UploadLimits } from '../../http/public/uploads.ts';
 import { routeOptions, type TypedApp } from '../../http/route-options.ts';
 import { consoleAccountOf } from '../../http/console/console-plugin.ts';
+import { auditOf } from '../../audit/audit-context.ts';
 
 const DOCUMENT_UPLOADS: UploadLimits = {
   field: 'file',
@@ -24,7 +25,7 @@ export function registerDocumentRoutes(app: TypedApp, documents: DocumentsServic
       ...routeOptions(documentRoutes.uploadDocument),
       preValidation: createUploadReader(storage, DOCUMENT_UPLOADS),
       handler: async (request, reply) => {
-        const uploaded = await documents.upload(consoleAccountOf(request).accountId, request.params.id, request.uploads);
+        const uploaded = await documents.upload(consoleAccountOf(request).accountId, request.params.id, request.uploads, auditOf(request));
         return reply.code(201).send(uploaded);
       },
     });
@@ -35,6 +36,6 @@ export function registerDocumentRoutes(app: TypedApp, documents: DocumentsServic
   });
   app.route({
     ...routeOptions(documentRoutes.deleteDocument),
-    handler: (request) => documents.remove(consoleAccountOf(request).accountId, request.params.id, request.params.docId),
+    handler: (request) => documents.remove(consoleAccountOf(request).accountId, request.params.id, request.params.docId, auditOf(request)),
   });
 }

@@ -4,6 +4,7 @@
 // the earlier uploads of its name: questions see the old passages or the new ones, never both or neither.
 import { DOCUMENT_MAX_BYTES, DOCUMENT_TYPES, type DocumentKind, type KnowledgeDocument, type UploadedDocument } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
+import { recordAudit, type AuditContext } from '../../audit/audit-record.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import { Errors } from '../../errors.ts';
 import { safeFileName } from '../../files/file-kinds.ts';
@@ -129,7 +130,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
   }
 
   return {
-    async upload(accountId: string, knowledgeBaseId: string, uploads: readonly Upload[]): Promise<UploadedDocument> {
+    async upload(accountId: string, knowledgeBaseId: string, uploads: readonly Upload[], audit: AuditContext): Promise<UploadedDocument> {
       const upload = uploads[0];
       if (!upload || !('path' in upload)) throw Errors.documentFileMissing();
       const claimed = claimedKind(upload.name, upload.contentType);
@@ -148,7 +149,15 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
           size: stored.size,
           now: clock.now(),
         });
-        if (inserted) await jobs.enqueue(tx, 'knowledge.parseDocument', { knowledgeBaseId, documentId: id }, { key: `knowledge.parseDocument:${id}` });
+        if (inserted) {
+          await jobs.enqueue(tx, 'knowledge.parseDocument', { knowledgeBaseId, documentId: id }, { key: `knowledge.parseDocument:${id}` });
+          await recordAudit(tx, audit, {
+            accountId,
+            kind: 'document.added',
+            target: { type: 'document', id, name },
+            changes: { knowledgeBaseId: [null, knowledgeBaseId], kind: [null, claimed.kind], size: [null, stored.size] },
+          });
+        }
         return inserted;
       });
       if (!document) {
@@ -165,9 +174,20 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
       return { documents: (await store.listDocuments(accountId, knowledgeBaseId)).map(toDocument) };
     },
 
-    async remove(accountId: string, knowledgeBaseId: string, documentId: string): Promise<{ success: true }> {
+    async remove(accountId: string, knowledgeBaseId: string, documentId: string, audit: AuditContext): Promise<{ success: true }> {
       await requireBase(accountId, knowledgeBaseId);
-      const deleted = await store.deleteDocument(accountId, knowledgeBaseId, documentId);
+      const deleted = await db.transaction(async (tx) => {
+        const row = await storeOf(tx).deleteDocument(accountId, knowledgeBaseId, documentId);
+        if (row) {
+          await recordAudit(tx, audit, {
+            accountId,
+            kind: 'document.deleted',
+            target: { type: 'document', id: documentId, name: row.name },
+            changes: { knowledgeBaseId: [knowledgeBaseId, null] },
+          });
+        }
+        return row;
+      });
       if (!deleted) throw Errors.documentNotFound();
       // Its passages leave every process's copy of the base.
       if (deleted.passageCount > 0) await knowledgeStoreOf(db).bumpEntriesVersion(knowledgeBaseId);

@@ -78,7 +78,7 @@ export function createDocumentsStore(db: Executor) {
       const [deleted] = await db
         .delete(knowledgeDocuments)
         .where(and(eq(knowledgeDocuments.id, documentId), documentsOf(accountId, knowledgeBaseId)))
-        .returning({ fileKey: knowledgeDocuments.fileKey, passageCount: knowledgeDocuments.passageCount });
+        .returning({ name: knowledgeDocuments.name, fileKey: knowledgeDocuments.fileKey, passageCount: knowledgeDocuments.passageCount });
       return deleted;
     },
 
