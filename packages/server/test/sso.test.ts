@@ -355,6 +355,20 @@ describe('single sign-on (OpenID Connect)', () => {
       }
       const ownerLogin = await t.request('POST', '/console/v1/auth/login', { body: { email: owner.email, password: PASSWORD } });
       assert.equal(ownerLogin.status, 200, 'the owner still may');
+      // Nor by a password reset or an invitation accepted with a password; the invitation stays for single sign-on.
+      const link = await t.admin<{ resetUrl: string }>('POST', '/password-resets', { email });
+      assert.equal(link.status, 201, link.text);
+      const reset = await t.request<{ message: string }>('POST', '/console/v1/auth/reset-password', {
+        body: { token: link.body.resetUrl.slice(link.body.resetUrl.lastIndexOf('/') + 1), password: 'a brand new password' },
+      });
+      assert.deepEqual([reset.status, reset.body.message], [403, 'Password sign-in is off for this account: sign in with single sign-on']);
+      const newcomer = `${unique('newcomer')}@example.com`;
+      const pending = await invite(newcomer, 'agent');
+      const refused = await t.request<{ message: string }>('POST', '/console/v1/auth/accept-invite', {
+        body: { token: pending.inviteUrl.slice(pending.inviteUrl.lastIndexOf('/') + 1), name: 'New', password: PASSWORD },
+      });
+      assert.deepEqual([refused.status, refused.body.message], [403, 'Password sign-in is off for this account: sign in with single sign-on']);
+      assert.equal((await memberByEmail(newcomer))?.status, 'invited');
       // The member signs in with single sign-on instead.
       const flow = await signIn({ email, emailVerified: true, name: 'Pat' });
       assert.equal((await whoIs(flow.session ?? '')).body.email, email);
@@ -362,7 +376,8 @@ describe('single sign-on (OpenID Connect)', () => {
       const on = await t.console<Sso>(owner.token, 'PUT', '/account/sso/', { body: { passwordLogin: true } });
       assert.equal(on.status, 200, on.text);
     }
-    assert.equal((await t.request('POST', '/console/v1/auth/login', { body: { email, password: PASSWORD } })).status, 200);
+    // Password sign-in back on: the password the refused reset set is the member's (the link proved the e-mail).
+    assert.equal((await t.request('POST', '/console/v1/auth/login', { body: { email, password: 'a brand new password' } })).status, 200);
   });
 
   test('single sign-on turned off: the start ends on the login page; a provider that cannot be read too', async () => {

@@ -292,6 +292,63 @@ describe('two-factor sign-in', () => {
   });
 });
 
+describe('two-factor sign-in cannot be passed by a password reset or an invitation', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ clock });
+  });
+  after(() => t.close());
+
+  const resetToken = async (email: string) => {
+    const link = await t.admin<{ resetUrl: string }>('POST', '/password-resets', { email });
+    assert.equal(link.status, 201, link.text);
+    return link.body.resetUrl.slice(`${PUBLIC_URL}/reset-password/`.length);
+  };
+
+  test('a reset of a member with two-factor sign-in answers its challenge, not a token; the code then signs in with the new password', async () => {
+    const owner = await t.createAccount();
+    const { secret } = await turnOn(t, await login(t, owner.email));
+    nextStep();
+    const reset = await t.request<Challenge>('POST', '/console/v1/auth/reset-password', {
+      body: { token: await resetToken(owner.email), password: 'a brand new password' },
+    });
+    assert.equal(reset.status, 200, reset.text);
+    assert.deepEqual(Object.keys(reset.body).sort(), ['challenge', 'twoFactorRequired']);
+    assert.equal((await secondStep(t, { challenge: reset.body.challenge, code: '000000' })).status, 401);
+    const signed = await secondStep(t, { challenge: reset.body.challenge, code: codeOf(secret) });
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal((await t.console(signed.body.token, 'GET', '/members/')).status, 200);
+    // The new password is the one the login takes (and it asks for the code again).
+    nextStep();
+    const again = await t.request<Challenge>('POST', '/console/v1/auth/login', { body: { email: owner.email, password: 'a brand new password' } });
+    assert.equal(again.body.twoFactorRequired, true, again.text);
+  });
+
+  test('where the account requires it, a reset and an accepted invitation give a session that can only set it up', async () => {
+    const owner = await t.createAccount();
+    const ownerToken = await login(t, owner.email);
+    await turnOn(t, ownerToken);
+    nextStep();
+    const email = uniqueEmail('invited');
+    const invite = await t.console<Invitation>(ownerToken, 'POST', '/members/invite/', { body: { email, role: 'admin' } });
+    assert.equal(invite.status, 201, invite.text);
+    assert.equal((await t.console(ownerToken, 'PUT', '/account/settings/', { body: { requireTwoFactor: true } })).status, 200);
+
+    const accepted = await t.request<{ token: string }>('POST', '/console/v1/auth/accept-invite', {
+      body: { token: invite.body.inviteUrl.slice(`${PUBLIC_URL}/invite/`.length), name: 'Invited', password: PASSWORD },
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    const refused = await t.console(accepted.body.token, 'GET', '/members/');
+    assert.deepEqual([refused.status, refused.body], [403, { message: 'Two-factor sign-in is required', statusCode: 403 }]);
+
+    const reset = await t.request<{ token: string }>('POST', '/console/v1/auth/reset-password', { body: { token: await resetToken(email), password: 'another new password' } });
+    assert.equal(reset.status, 200, reset.text);
+    const afterReset = await t.console(reset.body.token, 'GET', '/members/');
+    assert.deepEqual([afterReset.status, afterReset.body], [403, { message: 'Two-factor sign-in is required', statusCode: 403 }]);
+    assert.equal((await t.console(reset.body.token, 'GET', '/me/')).status, 200);
+  });
+});
+
 describe('two-factor sign-in is limited like the login', () => {
   let t: TestApp;
   before(async () => {

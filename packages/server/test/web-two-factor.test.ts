@@ -153,4 +153,31 @@ describe('two-factor sign-in in the web account', browserTests, () => {
       assert.equal(await second.page.getByRole('link', { name: 'Profile', exact: true }).count(), 0);
     });
   });
+
+  test('a forgotten-password link sets the new password but signs in only with the code', async (ctx) => {
+    const owner = await t.createConsoleUser();
+    const setup = await t.console<{ secret: string }>(owner.token, 'POST', '/me/2fa/setup');
+    nextStep();
+    assert.equal((await t.console(owner.token, 'POST', '/me/2fa/enable', { body: { code: codeOf(setup.body.secret) } })).status, 200);
+    const link = await t.admin<{ resetUrl: string }>('POST', '/password-resets', { email: owner.email });
+    assert.equal(link.status, 201, link.text);
+    const { page } = await browser.newPage();
+    await withScreenshotOnFailure(ctx, page, async () => {
+      await page.goto(`${t.url}/reset-password/${link.body.resetUrl.slice(`${PUBLIC_URL}/reset-password/`.length)}`);
+      await page.getByLabel('New password', { exact: true }).fill('a brand new password', { timeout: WAIT });
+      await page.getByRole('button', { name: 'Set password', exact: true }).click();
+      const status = page.getByRole('status');
+      await status.waitFor({ timeout: WAIT });
+      assert.equal(await status.textContent(), 'Your new password is set. Sign in with it and the code of your authenticator app.');
+      assert.equal(await page.getByRole('link', { name: 'Profile', exact: true }).count(), 0);
+      await page.getByRole('link', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('textbox', { name: 'Email', exact: true }).fill(owner.email, { timeout: WAIT });
+      await page.getByRole('textbox', { name: 'Password', exact: true }).fill('a brand new password');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      nextStep();
+      await page.getByRole('textbox', { name: 'Code', exact: true }).fill(codeOf(setup.body.secret), { timeout: WAIT });
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('link', { name: 'Profile', exact: true }).waitFor({ timeout: WAIT });
+    });
+  });
 });

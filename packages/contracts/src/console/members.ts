@@ -117,7 +117,10 @@ export const memberRoutes = {
     url: '/auth/accept-invite',
     operationId: 'acceptInvitation',
     summary: 'Accept an invitation: sets the name and password and signs the new member in (a console token)',
-    description: 'The web account then starts a session with the same e-mail and password. 400 for a used, unknown or expired invitation.',
+    description:
+      'The web account then starts a session with the same e-mail and password. 400 for a used, unknown or expired invitation; ' +
+      '403 when password sign-in is off for the account (the invitation stays, for single sign-on). An account that requires ' +
+      'two-factor sign-in gives a token that can only set it up.',
     tags: ['Auth'],
     anonymous: true,
     schema: {
@@ -126,7 +129,7 @@ export const memberRoutes = {
         name: MemberName,
         password: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
       }),
-      response: { 200: object({ token: Type.String(), email: Type.String() }), 400: ErrorBody, 429: ErrorBody },
+      response: { 200: object({ token: Type.String(), email: Type.String() }), 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
     },
   }),
 } as const;

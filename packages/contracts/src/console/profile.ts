@@ -7,7 +7,7 @@ import { MEMBER_ROLES, route } from '../route.ts';
 import { nullable, object, stringEnum } from '../schema.ts';
 import { ConsoleErrors } from './common.ts';
 import { MEMBER_NAME_MAX } from './members.ts';
-import { TWO_FACTOR_CODE } from './auth.ts';
+import { TWO_FACTOR_CODE, TwoFactorChallenge } from './auth.ts';
 
 /** `handoffs`: every chat handed to the team while no member is online; `mine`: also customer messages in my chats. */
 export const EMAIL_ALERTS = ['off', 'handoffs', 'mine'] as const;
@@ -222,7 +222,10 @@ export const profileRoutes = {
     url: '/auth/reset-password',
     operationId: 'resetPassword',
     summary: "Set a new password with a forgotten-password link's token: every session ends and the member is signed in",
-    description: '400 for a used, unknown or expired link.',
+    description:
+      '400 for a used, unknown or expired link. The sign-in is a login with the new password: a member with two-factor ' +
+      'sign-in gets its challenge (`POST /auth/login/2fa` with a code gives the token), one whose account requires it a ' +
+      'token that can only set it up; 403 when password sign-in is off for the account (single sign-on), the password set all the same.',
     tags: ['Auth'],
     anonymous: true,
     schema: {
@@ -230,7 +233,7 @@ export const profileRoutes = {
         token: Type.String({ minLength: 1, maxLength: 200 }),
         password: Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
       }),
-      response: { 200: object({ token: Type.String() }), 400: ErrorBody, 429: ErrorBody },
+      response: { 200: Type.Union([object({ token: Type.String() }), TwoFactorChallenge]), 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
     },
   }),
   getAlertSettings: route({

@@ -278,6 +278,8 @@ export function createConsoleAuth({
       if (!invited) throw Errors.invitationUnknown();
       if (invited.status === 'active') throw Errors.invitationUsed();
       if (!invited.inviteExpiresAt || invited.inviteExpiresAt <= now) throw Errors.invitationExpired();
+      // A password would be of no use: the invitation stays for single sign-on to join by.
+      if (await passwordLoginOff(invited.accountId)) throw Errors.passwordLoginOff();
       const passwordHash = await hashPassword(input.password);
       const member = await members.acceptInvitation(invited.id, { name: input.name.trim() || invited.email, passwordHash }, now);
       // Accepted (or withdrawn) by a concurrent call meanwhile.
@@ -289,7 +291,11 @@ export function createConsoleAuth({
         changes: { status: ['invited', 'active'] },
       });
       memberChanged(member.id);
-      return { token: sign(claimsOf(member, await newSession(member, client, tokenTtlMs))), email: member.email };
+      // A new member has no second factor yet: an account that requires one gets a session that can only set it up.
+      const { required } = await twoFactor.requirementOf(member.id);
+      const sessionId = await newSession(member, client, tokenTtlMs, required);
+      await signedIn(member, client, sessionId, false);
+      return { token: sign(claimsOf(member, sessionId)), email: member.email };
     },
 
     /** A member's new password (the current one checked): every token and session of theirs ends. */
@@ -314,9 +320,15 @@ export function createConsoleAuth({
       };
     },
 
-    /** A new session of a member who just proved who they are (a password reset): its bearer token. */
-    async signIn(member: MemberRow, client: SignInClient): Promise<string> {
-      return sign(claimsOf(member, await newSession(member, client, tokenTtlMs)));
+    /**
+     * The sign-in that follows a password reset: a login with the new password, so the second factor is asked for
+     * (its challenge) and password sign-in turned off for the account refuses it, as at the login.
+     */
+    async signIn(member: MemberRow, client: SignInClient): Promise<{ token: string } | TwoFactorChallenge> {
+      if (member.role !== 'owner' && (await passwordLoginOff(member.accountId))) throw Errors.passwordLoginOff();
+      const step = await firstStep(member, client, 'token');
+      if ('challenge' in step) return { twoFactorRequired: true, challenge: step.challenge };
+      return { token: sign(claimsOf(member, step.sessionId)) };
     },
 
     /**

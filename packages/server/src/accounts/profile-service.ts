@@ -7,7 +7,7 @@ import { Errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { hashPassword, sha256Hex, verifyPassword } from '../lib/secrets.ts';
 import { normalizeEmail } from './accounts-service.ts';
-import type { ConsoleAccount, SignInClient } from '../http/console/console-account.ts';
+import type { ConsoleAccount, SignInClient, TwoFactorChallenge } from '../http/console/console-account.ts';
 import type { ConsoleAuth } from './console-auth.ts';
 import type { InvitationMailer } from '../kernel/mailer.ts';
 import type { MemberRole, MembersStore, ProfileRow } from './members-store.ts';
@@ -143,13 +143,16 @@ export function createProfileService({ store, auth, clock, mailer, publicUrl, me
       return { memberId: made.member.id, email: made.member.email, resetUrl: made.link, expiresAt: made.expiresAt.toISOString() };
     },
 
-    /** Sets the password with a link's token (once, within the hour): every session ends, the member is signed in. */
-    async resetPassword(input: { token: string; password: string }, client: SignInClient): Promise<{ token: string }> {
+    /**
+     * Sets the password with a link's token (once, within the hour): every session ends, and the member signs in as
+     * with a login (the second factor's challenge when they have one).
+     */
+    async resetPassword(input: { token: string; password: string }, client: SignInClient): Promise<{ token: string } | TwoFactorChallenge> {
       const passwordHash = await hashPassword(input.password);
       const member = await store.resetPassword(sha256Hex(input.token), passwordHash, clock.now());
       if (!member) throw Errors.resetLinkInvalid();
       memberChanged(member.id);
-      return { token: await auth.signIn(member, client) };
+      return auth.signIn(member, client);
     },
   };
 }

@@ -47,6 +47,7 @@ export const account: Record<string, string> = {
   'Choose a new password': 'Выберите новый пароль',
   'Set password': 'Сохранить пароль',
   'Ask for a new link': 'Запросить новую ссылку',
+  'Your new password is set. Sign in with it and the code of your authenticator app.': 'Новый пароль задан. Войдите с ним и кодом из приложения-аутентификатора.',
   'Your access to this account was removed': 'Ваш доступ к этому аккаунту удалён',
   'A chat needs a person': 'Чату нужен человек',
   'A chat was assigned to you': 'Вам назначен чат',

@@ -1,8 +1,9 @@
 // Forgotten passwords (issue #33): the e-mail form behind the login page's `Forgot password?` (or, on a server that
 // sends no e-mail, how to get a link from the operator instead), and the page of the one-time link
-// (`/reset-password/<token>`), which signs the member in with the new password.
+// (`/reset-password/<token>`), which signs the member in with the new password (a member with two-factor sign-in is
+// sent to sign in with it and their code).
 import { useState } from 'preact/hooks';
-import type { Session } from '@parley/contracts';
+import type { Session, TwoFactorChallenge } from '@parley/contracts';
 import { api, ApiError } from '../api.ts';
 import { t } from '../i18n.ts';
 import { Link, ErrorLine, StatusLine } from '../ui.tsx';
@@ -72,15 +73,26 @@ async function emailOf(token: string): Promise<string> {
 
 export function ResetPasswordPage({ token, onSignedIn }: { token: string; onSignedIn: (session: Session) => void }) {
   const [password, setPassword] = useState('');
+  const [secondFactor, setSecondFactor] = useState(false);
   const { busy, error, run } = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      const reset = await api<{ token: string }>('POST', '/auth/reset-password', { body: { token, password } });
+      const reset = await api<{ token: string } | TwoFactorChallenge>('POST', '/auth/reset-password', { body: { token, password } });
+      if ('twoFactorRequired' in reset) return setSecondFactor(true);
       const email = await emailOf(reset.token);
       onSignedIn(await api<Session>('POST', '/auth/session', { body: { email, password } }));
     });
   };
+  if (secondFactor) {
+    return (
+      <main class="login">
+        <h1>{t('Choose a new password')}</h1>
+        <p role="status">{t('Your new password is set. Sign in with it and the code of your authenticator app.')}</p>
+        <Link href="/login">{t('Sign in')}</Link>
+      </main>
+    );
+  }
   return (
     <main class="login">
       <form onSubmit={submit}>

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors } from '../../errors.ts';
 import type { RateCounters } from '../../kernel/rate-counters.ts';
 import { afterRateLimit, ratePolicy, registerRateLimit } from '../rate-limit.ts';
-import type { ConsoleAccount, ConsoleAuth, SignInClient, SsoSignIn } from './console-account.ts';
+import type { ConsoleAccount, ConsoleAuth, SignInClient, SsoSignIn, TwoFactorChallenge } from './console-account.ts';
 import { routeOptions, type TypedApp } from '../route-options.ts';
 
 declare module 'fastify' {
@@ -27,7 +27,7 @@ export interface ConsoleOptions {
   passwordReset: {
     serverInfo(): { emailConfigured: boolean };
     forgotPassword(input: { email: string }): Promise<void>;
-    resetPassword(input: { token: string; password: string }, client: SignInClient): Promise<{ token: string }>;
+    resetPassword(input: { token: string; password: string }, client: SignInClient): Promise<{ token: string } | TwoFactorChallenge>;
   };
   /** Single sign-on's open routes (issue #45, item 2). */
   sso: SsoSignIn;
