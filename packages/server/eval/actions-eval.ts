@@ -126,7 +126,9 @@ async function startFakeModel(): Promise<{ url: string; requests: number; close(
   const state = { requests: 0 };
   const text = (content: string) => ({ content });
   const call = (name: string, args: object) => ({ content: null, tool_calls: [{ id: `call_${state.requests}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
-  function decide(body: { messages: Message[]; tools: { function: { name: string } }[] }) {
+  function decide(body: { messages: Message[]; tools?: { function: { name: string } }[] }) {
+    // A request without tools is a handoff's summary (the agent asks for three lines after handing a chat over).
+    if (!body.tools) return text('Request: the customer asked about an order.\nAgent: it handed the chat over.\nReason: a person is needed.');
     const tools = new Set(body.tools.map((tool) => tool.function.name));
     const messages = body.messages;
     const last = messages.at(-1);

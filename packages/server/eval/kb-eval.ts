@@ -40,7 +40,7 @@ import { ANSWER_THRESHOLD, CANDIDATES, LEXICAL_ANSWER_THRESHOLD, createKnowledge
 import type { AgentChannel } from '../src/agent/engine.ts';
 import { DEFAULT_SETTINGS } from '../src/channels/channels-service.ts';
 import { openDatabase } from '../src/db/client.ts';
-import { accounts } from '../src/db/schema.ts';
+import { EVAL_AUDIT, evalKnowledge } from './eval-knowledge.ts';
 import type { PassageRow } from '../src/knowledge/documents/documents-store.ts';
 import { claimedKind } from '../src/knowledge/documents/documents-service.ts';
 import { passageEmbeddingText } from '../src/knowledge/documents/passage-vectors.ts';
@@ -49,8 +49,6 @@ import { readDocument } from '../src/knowledge/documents/read-document.ts';
 import { createSentenceEncoder } from '../src/knowledge/encoder/sentence-encoder.ts';
 import { createEntryVectors } from '../src/knowledge/entry-vectors.ts';
 import { buildIndex, type KnowledgeIndex } from '../src/knowledge/knowledge-index.ts';
-import { createKnowledgeService } from '../src/knowledge/knowledge-service.ts';
-import { createKnowledgeStore } from '../src/knowledge/knowledge-store.ts';
 import {
   ANSWER_RULES,
   CLARIFY_BARS,
@@ -71,8 +69,6 @@ import {
   type FusionWeights,
   type RetrievalMode,
 } from '../src/knowledge/retrieval.ts';
-import { systemClock } from '../src/lib/clock.ts';
-import { newId } from '../src/lib/ids.ts';
 
 interface Fixture {
   name: string;
@@ -153,10 +149,7 @@ const database = await openDatabase({ kind: 'pglite' });
 const encoder = createSentenceEncoder();
 let failed = false;
 try {
-  const accountId = newId();
-  await database.db.insert(accounts).values({ id: accountId, email: 'eval@example.com', passwordHash: '-' });
-  const store = createKnowledgeStore(database.db);
-  const knowledge = createKnowledgeService({ store, clock: systemClock });
+  const { accountId, store, knowledge } = await evalKnowledge(database.db);
   const vectors = createEntryVectors({ store, encoder, embeddings: { embed: () => Promise.reject(new Error('no provider in the eval')) } });
 
   const rssBeforeEncoder = process.memoryUsage().rss;
@@ -164,9 +157,9 @@ try {
   const encoderRss = process.memoryUsage().rss - rssBeforeEncoder;
 
   async function loadBase(language: string, entries: { question: string; synonyms: string[]; answer: string }[]) {
-    const base = await knowledge.createKnowledgeBase(accountId, { name: 'eval', language });
+    const base = await knowledge.createKnowledgeBase(accountId, { name: 'eval', language }, EVAL_AUDIT);
     const ids: string[] = [];
-    for (const entry of entries) ids.push((await knowledge.addEntry(accountId, base.id, { ...entry, source: 'manual' })).id);
+    for (const entry of entries) ids.push((await knowledge.addEntry(accountId, base.id, { ...entry, source: 'manual' }, EVAL_AUDIT)).id);
     // The `knowledge.embed` job's work, a few entries at a time as a busy server would.
     for (let at = 0; at < ids.length; at += 8) await Promise.all(ids.slice(at, at + 8).map((id) => vectors.embedEntry(base.id, id)));
     return { baseId: base.id, ids };
@@ -187,7 +180,7 @@ try {
     ...fixture.offTopic.map((text) => ({ text, kind: 'off-topic' as const, entry: -1 })),
   ];
 
-  const loaded = [];
+  const loaded: ({ fixture: Fixture } & Awaited<ReturnType<typeof loadBase>>)[] = [];
   type QuestionSet = { fixture: Fixture; index: KnowledgeIndex; questions: (ReturnType<typeof questionsOf>[number] & { vector: number[]; id: string | undefined })[] };
   let questionSetsCache: QuestionSet[] | undefined;
   for (const fixture of fixtures) loaded.push({ fixture, ...(await loadBase(fixture.language, fixture.entries)) });

@@ -10,14 +10,10 @@
 import { readFile } from 'node:fs/promises';
 import { RETRIEVED_SUGGESTIONS_MAX } from '@parley/contracts';
 import { openDatabase } from '../src/db/client.ts';
-import { accounts } from '../src/db/schema.ts';
+import { EVAL_AUDIT, evalKnowledge } from './eval-knowledge.ts';
 import { createSentenceEncoder } from '../src/knowledge/encoder/sentence-encoder.ts';
 import { createEntryVectors } from '../src/knowledge/entry-vectors.ts';
-import { createKnowledgeService } from '../src/knowledge/knowledge-service.ts';
-import { createKnowledgeStore } from '../src/knowledge/knowledge-store.ts';
 import { createRetriever } from '../src/knowledge/retrieval.ts';
-import { systemClock } from '../src/lib/clock.ts';
-import { newId } from '../src/lib/ids.ts';
 import { createAgreement } from '../src/replays/agreement.ts';
 import { bestSuggestions, candidatesOf } from '../src/suggestions/suggestions-service.ts';
 
@@ -34,10 +30,7 @@ const database = await openDatabase({ kind: 'pglite' });
 const encoder = createSentenceEncoder();
 let below: boolean;
 try {
-  const accountId = newId();
-  await database.db.insert(accounts).values({ id: accountId, email: 'eval@example.com', passwordHash: '-' });
-  const store = createKnowledgeStore(database.db);
-  const knowledge = createKnowledgeService({ store, clock: systemClock });
+  const { accountId, store, knowledge } = await evalKnowledge(database.db);
   const vectors = createEntryVectors({ store, encoder, embeddings: { embed: () => Promise.reject(new Error('no provider in the eval')) } });
   const retriever = createRetriever({ store, embed: async (text) => (await encoder.embed([text]))[0] ?? [] });
   const agreement = createAgreement({ retriever });
@@ -45,9 +38,9 @@ try {
   let askedAll = 0;
   for (const name of names) {
     const fixture = JSON.parse(await readFile(new URL(`./${name}.json`, import.meta.url), 'utf8')) as Fixture;
-    const base = await knowledge.createKnowledgeBase(accountId, { name, language: fixture.language });
+    const base = await knowledge.createKnowledgeBase(accountId, { name, language: fixture.language }, EVAL_AUDIT);
     const ids: string[] = [];
-    for (const { question, synonyms, answer } of fixture.entries) ids.push((await knowledge.addEntry(accountId, base.id, { question, synonyms, answer, source: 'manual' })).id);
+    for (const { question, synonyms, answer } of fixture.entries) ids.push((await knowledge.addEntry(accountId, base.id, { question, synonyms, answer, source: 'manual' }, EVAL_AUDIT)).id);
     for (let at = 0; at < ids.length; at += 8) await Promise.all(ids.slice(at, at + 8).map((id) => vectors.embedEntry(base.id, id)));
     let agreed = 0;
     let asked = 0;
