@@ -77,7 +77,12 @@ const log = (page: Page) => frameOf(page).getByRole('log');
 
 async function openChat(page: Page) {
   await page.getByRole('button', { name: 'Open chat' }).click(WAIT);
-  await frameOf(page).getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
+  const box = frameOf(page).getByRole('textbox', { name: 'Message' });
+  await box.waitFor(WAIT);
+  // The box is enabled once the session and its conversation are there: a frame whose session start met a passing
+  // failure tries again after 1, 2, 4 and 8 s, which a loaded CI machine's PostgreSQL pass has been seen to need
+  // (the typing of `say` then had too little of its time left).
+  await eventually(() => box.isEnabled(), 60_000);
 }
 
 async function say(page: Page, text: string) {
@@ -541,6 +546,11 @@ describe('chat widget in a browser', browserTests, () => {
     const { user, snippet } = await setUpChannel();
     site.page(shopPage(snippet));
     const { page } = await browser.newPage({ cookies: 'none' });
+    // What the frame's session starts were answered, said if the test fails.
+    const starts: number[] = [];
+    page.on('response', (response) => {
+      if (response.url().endsWith('/widget/v1/session')) starts.push(response.status());
+    });
     await withScreenshotOnFailure(tc, page, async () => {
       await page.goto(site.origin);
       const blocked = await page.evaluate(() => {
@@ -552,7 +562,9 @@ describe('chat widget in a browser', browserTests, () => {
         }
       });
       assert.equal(blocked, true, "the host page's own storage is blocked too");
-      await openChat(page);
+      await openChat(page).catch((error: unknown) => {
+        throw new Error(`the chat did not become ready; session starts answered ${JSON.stringify(starts)}`, { cause: error });
+      });
       await say(page, QUESTION);
       await log(page).getByText(ANSWER).waitFor(WAIT);
       const [chat] = await widgetChats(user.key);
