@@ -115,6 +115,27 @@ describe('documents in the agent\'s answers', { concurrency: true }, () => {
     return res.body.id;
   }
 
+  /** A customer's chat on a channel: `send` a message through the public API; `nth` agent reply (1-based) at the webhook. */
+  function customerChat(user: User, channelId: string, externalChatId: string, r: Receiver) {
+    const send = async (text: string) => {
+      const sent = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
+        headers: { authorization: user.key },
+        body: { channel: 'custom', channelId, externalChatId, role: 'user', text },
+      });
+      assert.equal(sent.status, 201, sent.text);
+    };
+    const nth = (n: number) =>
+      eventually(async () => {
+        const texts = r.requests
+          .map((request) => JSON.parse(request.body) as WebhookEvent)
+          .flatMap((event) => (event.event === 'new_messages' ? event.messages : []))
+          .filter((m) => m.role === 'assistant')
+          .map((m) => m.text);
+        return [...new Set(texts)][n - 1];
+      }, 20_000);
+    return { send, nth };
+  }
+
   const tryAgent = async (user: User, channelId: string, text: string) => {
     const res = await t.console<{ reply: string | null; passages: Given[] }>(user.token, 'POST', `/chat/test/${channelId}/`, { body: { text } });
     assert.equal(res.status, 200, res.text);
@@ -194,22 +215,7 @@ describe('documents in the agent\'s answers', { concurrency: true }, () => {
     const hours = await tryAgent(user, channelId, 'What are your opening hours?');
     assert.equal(hours.reply, 'We are open from 10:00 to 22:00 every day.');
 
-    const send = async (text: string) => {
-      const sent = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
-        headers: { authorization: user.key },
-        body: { channel: 'custom', channelId, externalChatId: 'earrings', role: 'user', text },
-      });
-      assert.equal(sent.status, 201, sent.text);
-    };
-    const nth = (n: number) =>
-      eventually(async () => {
-        const texts = r.requests
-          .map((request) => JSON.parse(request.body) as WebhookEvent)
-          .flatMap((event) => (event.event === 'new_messages' ? event.messages : []))
-          .filter((m) => m.role === 'assistant')
-          .map((m) => m.text);
-        return [...new Set(texts)][n - 1];
-      }, 20_000);
+    const { send, nth } = customerChat(user, channelId, 'earrings', r);
     await send('Are earrings final sale?');
     assert.equal(await nth(1), asked.reply);
     await send('1');
@@ -251,22 +257,7 @@ describe('documents in the agent\'s answers', { concurrency: true }, () => {
     }, SETTLE_MS);
     const r = await receiver();
     const channelId = await channel(user, base.body.id, { kind: 'knowledge-base' }, r.url);
-    const send = async (text: string) => {
-      const sent = await t.request('POST', '/api/v1/chats/chat/send-message-universal', {
-        headers: { authorization: user.key },
-        body: { channel: 'custom', channelId, externalChatId: 'care', role: 'user', text },
-      });
-      assert.equal(sent.status, 201, sent.text);
-    };
-    const nth = (n: number) =>
-      eventually(async () => {
-        const texts = r.requests
-          .map((request) => JSON.parse(request.body) as WebhookEvent)
-          .flatMap((event) => (event.event === 'new_messages' ? event.messages : []))
-          .filter((m) => m.role === 'assistant')
-          .map((m) => m.text);
-        return [...new Set(texts)][n - 1];
-      }, 20_000);
+    const { send, nth } = customerChat(user, channelId, 'care', r);
 
     await send('How do I wash wool clothes and linen?');
     // The first sentence, cut at its last comma within 80 characters: never mid-word, never mid-clause.
