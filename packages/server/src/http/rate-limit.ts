@@ -71,8 +71,9 @@ export async function registerRateLimit(app: FastifyInstance, { counters, max, p
     errorResponseBuilder: () => Errors.tooManyRequests(),
   });
   const policy = ratePolicy(max, RATE_LIMIT_WINDOW_MS);
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('RateLimit-Policy', request.routeOptions.config.ratePolicy ?? policy);
+    done(null, payload);
   });
 }
 

@@ -66,8 +66,9 @@ export const gateway: FastifyPluginAsync<GatewayOptions> = async (app, options) 
   app.decorateRequest('apiKeyHash', undefined);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('keyRefused', false);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     request.apiKeyHash = apiKeyHash(request.headers.authorization);
+    done();
   });
 
   await registerRateLimit(app, {

@@ -150,10 +150,12 @@ export async function registerUploads(app: FastifyInstance, limits: UploadLimits
     limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles + 1, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 21 },
   });
   // Files not moved into the store (a refused or ignored message) are removed once the answer is sent.
-  app.addHook('onResponse', async (request) => {
-    for (const upload of request.uploads ?? []) {
-      if ('path' in upload) await unlink(upload.path).catch(() => undefined);
-    }
+  // A callback hook: most requests carry no file, and pay no promise for it.
+  app.addHook('onResponse', (request, _reply, done) => {
+    const uploads = request.uploads;
+    if (!uploads?.length) return done();
+    const paths = uploads.flatMap((upload) => ('path' in upload ? [upload.path] : []));
+    void Promise.all(paths.map((file) => unlink(file).catch(() => undefined))).then(() => done());
   });
 }
 
