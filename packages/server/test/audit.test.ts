@@ -369,3 +369,46 @@ describe('audit log of documents', () => {
     ]);
   });
 });
+
+describe('audit log of knowledge bases and entries', () => {
+  test('a change and its event commit together: when the event cannot be written, the base or entry is left as it was', async () => {
+    const owner = await t.createConsoleUser();
+    const base = await t.console<{ id: string }>(owner.token, 'POST', '/knowledge-bases', { body: { name: 'Shop' } });
+    assert.equal(base.status, 201, base.text);
+    const entries = `/knowledge-bases/${base.body.id}/entries`;
+    const kept = await t.console<{ id: string }>(owner.token, 'POST', entries, { body: { question: 'Unwritable: do you ship abroad?', answer: 'Yes.' } });
+    assert.equal(kept.status, 201, kept.text);
+    const entryList = async () => {
+      const res = await t.console<{ entries: { question: string; answer: string }[] }>(owner.token, 'GET', entries);
+      assert.equal(res.status, 200, res.text);
+      return res.body.entries.map(({ question, answer }) => ({ question, answer }));
+    };
+    const baseNames = async () =>
+      (await t.console<{ knowledgeBases: { name: string }[] }>(owner.token, 'GET', '/knowledge-bases')).body.knowledgeBases.map((b) => b.name);
+
+    // The database refuses this test's events (named "Unwritable…"), as a full disk or a lost connection would.
+    await t.database.db.execute(sql`create or replace function parley_test_refuse_audit() returns trigger language plpgsql as $$
+      begin
+        if new.target_name like 'Unwritable%' then raise exception 'audit event refused by the test'; end if;
+        return new;
+      end $$`);
+    await t.database.db.execute(sql`create trigger parley_test_refuse_audit before insert on audit_events for each row execute function parley_test_refuse_audit()`);
+    try {
+      const before = await count(owner.accountId);
+      assert.equal((await t.console(owner.token, 'POST', '/knowledge-bases', { body: { name: 'Unwritable base' } })).status, 500);
+      assert.deepEqual(await baseNames(), ['Shop']);
+      assert.equal((await t.console(owner.token, 'POST', entries, { body: { question: 'Unwritable: can I pay later?', answer: 'No.' } })).status, 500);
+      assert.equal((await t.console(owner.token, 'PUT', `${entries}/${kept.body.id}`, { body: { answer: 'No, only at home.' } })).status, 500);
+      assert.equal((await t.console(owner.token, 'DELETE', `${entries}/${kept.body.id}`)).status, 500);
+      assert.deepEqual(await entryList(), [{ question: 'Unwritable: do you ship abroad?', answer: 'Yes.' }]);
+      assert.equal(await count(owner.accountId), before);
+    } finally {
+      await t.database.db.execute(sql`drop trigger parley_test_refuse_audit on audit_events`);
+      await t.database.db.execute(sql`drop function parley_test_refuse_audit()`);
+    }
+    // With events written again, the same changes go through, each with its event.
+    assert.equal((await t.console(owner.token, 'DELETE', `${entries}/${kept.body.id}`)).status, 200);
+    assert.deepEqual(await entryList(), []);
+    assert.equal((await ofKind(owner, 'knowledge_entry.deleted')).length, 1);
+  });
+});

@@ -39,7 +39,16 @@ export interface KnowledgeEntriesDeps {
   competing?: (knowledgeBaseId: string, phrasings: readonly { entryId: string; text: string }[]) => Promise<{ entryId: string; question: string }[][]>;
   /** Writes an audit event (a console change to an entry: with its audit context). */
   audit?: AuditRecorder;
+  /**
+   * Runs a change in one database transaction, given the dependencies that write over it: the rows, the base's new
+   * version, the vectors' job and the audit event commit together or not at all. Absent (a service already over a
+   * transaction): the change runs with these very dependencies.
+   */
+  transaction?: <T>(change: (writes: EntryWrites) => Promise<T>) => Promise<T>;
 }
+
+/** What a change writes through, over its transaction. */
+export type EntryWrites = Pick<KnowledgeEntriesDeps, 'store' | 'entryWritten' | 'audit'>;
 
 /** An entry's fields in the audit log. */
 const entryFields = (row: { question: string; synonyms: string[]; answer: string; actionId: string | null }) => ({
@@ -65,7 +74,10 @@ function toEntry(row: EntryRow, learned: readonly LearnedPhrasing[] = []): Knowl
   };
 }
 
-export function createKnowledgeEntries({ store, clock, entryWritten, learned, competing, audit }: KnowledgeEntriesDeps) {
+export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
+  const { store, clock, learned, competing } = deps;
+  const transaction = deps.transaction ?? (<T>(change: (writes: EntryWrites) => Promise<T>) => change(deps));
+
   /** The phrasings waiting for the team on these entries of the base, each with the entries it competes with. */
   async function learnedOf(knowledgeBaseId: string, entryIds: readonly string[]): Promise<LearnedPhrasing[]> {
     const rows = learned ? await learned.listFor(entryIds) : [];
@@ -73,10 +85,10 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned, co
     return rows.map((row, i) => ({ ...row, competing: others[i] ?? [] }));
   }
 
-  /** After every entry write: processes rebuild their copy of the base, and the vectors follow. */
-  async function changed(knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
-    await store.bumpEntriesVersion(knowledgeBaseId);
-    if (entryId !== undefined && entryWritten) await entryWritten(knowledgeBaseId, entryId);
+  /** After every entry write, in its transaction: processes rebuild their copy of the base, and the vectors follow. */
+  async function changed(writes: EntryWrites, knowledgeBaseId: string, entryId: string | undefined): Promise<void> {
+    await writes.store.bumpEntriesVersion(knowledgeBaseId);
+    if (entryId !== undefined && writes.entryWritten) await writes.entryWritten(knowledgeBaseId, entryId);
   }
 
   /** An entry may answer only with an action of its own account (400 otherwise). */
@@ -111,33 +123,36 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned, co
     async addEntry(accountId: string, knowledgeBaseId: string, input: NewEntry, context?: AuditContext): Promise<KnowledgeEntry> {
       const config = await searchConfigOf(accountId, knowledgeBaseId);
       if (input.actionId) await requireAction(accountId, input.actionId);
-      const entry = await store.insertEntry(
-        accountId,
-        {
-          id: newId(),
-          knowledgeBaseId,
-          question: input.question,
-          synonyms: input.synonyms ?? [],
-          answer: input.answer,
-          keys: questionKeys(input.question, input.synonyms ?? []),
-          source: input.source,
-          messageId: input.messageId ?? null,
-          actionId: input.actionId ?? null,
-          now: clock.now(),
-        },
-        config,
-      );
-      // The base was deleted between the two statements.
-      if (!entry) throw Errors.knowledgeBaseNotFound();
-      await changed(knowledgeBaseId, entry.id);
-      if (context && audit) {
-        await audit(context, {
+      const entry = await transaction(async (writes) => {
+        const inserted = await writes.store.insertEntry(
           accountId,
-          kind: 'knowledge_entry.created',
-          target: { type: 'knowledge_entry', id: entry.id, name: entry.question },
-          changes: diffChanges(undefined, entryFields(entry)),
-        });
-      }
+          {
+            id: newId(),
+            knowledgeBaseId,
+            question: input.question,
+            synonyms: input.synonyms ?? [],
+            answer: input.answer,
+            keys: questionKeys(input.question, input.synonyms ?? []),
+            source: input.source,
+            messageId: input.messageId ?? null,
+            actionId: input.actionId ?? null,
+            now: clock.now(),
+          },
+          config,
+        );
+        // The base was deleted between the two statements.
+        if (!inserted) throw Errors.knowledgeBaseNotFound();
+        await changed(writes, knowledgeBaseId, inserted.id);
+        if (context && writes.audit) {
+          await writes.audit(context, {
+            accountId,
+            kind: 'knowledge_entry.created',
+            target: { type: 'knowledge_entry', id: inserted.id, name: inserted.question },
+            changes: diffChanges(undefined, entryFields(inserted)),
+          });
+        }
+        return inserted;
+      });
       return toEntry(entry);
     },
 
@@ -161,11 +176,12 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned, co
         if (same.synonyms.length < SYNONYMS_MAX) {
           const synonyms = [...same.synonyms, input.question];
           const text = { question: same.question, synonyms, answer: same.answer, keys: questionKeys(same.question, synonyms) };
-          const entry = await store.updateEntry(accountId, knowledgeBaseId, same.id, text, config, clock.now());
-          if (entry) {
-            await changed(knowledgeBaseId, entry.id);
-            return toEntry(entry);
-          }
+          const entry = await transaction(async (writes) => {
+            const updated = await writes.store.updateEntry(accountId, knowledgeBaseId, same.id, text, config, clock.now());
+            if (updated) await changed(writes, knowledgeBaseId, updated.id);
+            return updated;
+          });
+          if (entry) return toEntry(entry);
         }
       }
       return this.addEntry(accountId, knowledgeBaseId, { ...input, source: 'correction' });
@@ -179,31 +195,36 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned, co
       context?: AuditContext,
     ): Promise<KnowledgeEntry> {
       const config = await searchConfigOf(accountId, knowledgeBaseId);
-      let current = await store.findEntry(accountId, knowledgeBaseId, entryId);
+      const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
       if (!current) throw Errors.entryNotFound();
       const before = entryFields(current);
-      const audited = async (after: NonNullable<typeof current>) => {
-        const changes = diffChanges(before, entryFields(after));
-        if (!context || !audit || Object.keys(changes).length === 0) return;
-        await audit(context, { accountId, kind: 'knowledge_entry.updated', target: { type: 'knowledge_entry', id: entryId, name: after.question }, changes });
-      };
-      if (patch.actionId !== undefined && patch.actionId !== current.actionId) {
-        if (patch.actionId !== null) await requireAction(accountId, patch.actionId);
-        current = await store.setEntryAction(accountId, knowledgeBaseId, entryId, patch.actionId, clock.now());
-        if (!current) throw Errors.entryNotFound();
-      }
-      // Nothing to change: the entry as it is, `updatedAt` untouched.
-      if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) {
-        await audited(current);
-        return toEntry(current, await learnedOf(knowledgeBaseId, [entryId]));
-      }
-      const question = patch.question ?? current.question;
-      const synonyms = patch.synonyms ?? current.synonyms;
-      const text = { question, synonyms, answer: patch.answer ?? current.answer, keys: questionKeys(question, synonyms) };
-      const entry = await store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
-      if (!entry) throw Errors.entryNotFound();
-      await changed(knowledgeBaseId, entry.id);
-      await audited(entry);
+      if (patch.actionId !== undefined && patch.actionId !== current.actionId && patch.actionId !== null) await requireAction(accountId, patch.actionId);
+      const entry = await transaction(async (writes) => {
+        const audited = async (after: EntryRow) => {
+          const changes = diffChanges(before, entryFields(after));
+          if (!context || !writes.audit || Object.keys(changes).length === 0) return;
+          await writes.audit(context, { accountId, kind: 'knowledge_entry.updated', target: { type: 'knowledge_entry', id: entryId, name: after.question }, changes });
+        };
+        let written: EntryRow | undefined = current;
+        if (patch.actionId !== undefined && patch.actionId !== written.actionId) {
+          written = await writes.store.setEntryAction(accountId, knowledgeBaseId, entryId, patch.actionId, clock.now());
+          if (!written) throw Errors.entryNotFound();
+        }
+        // Nothing to change: the entry as it is, `updatedAt` untouched.
+        if (patch.question === undefined && patch.synonyms === undefined && patch.answer === undefined) {
+          await audited(written);
+          return written;
+        }
+        const question = patch.question ?? written.question;
+        const synonyms = patch.synonyms ?? written.synonyms;
+        const text = { question, synonyms, answer: patch.answer ?? written.answer, keys: questionKeys(question, synonyms) };
+        written = await writes.store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
+        if (!written) throw Errors.entryNotFound();
+        await changed(writes, knowledgeBaseId, written.id);
+        await audited(written);
+        return written;
+      });
+      // The view (with the phrasings' competing entries, which may ask an embeddings provider) after the commit.
       return toEntry(entry, await learnedOf(knowledgeBaseId, [entryId]));
     },
 
@@ -239,16 +260,18 @@ export function createKnowledgeEntries({ store, clock, entryWritten, learned, co
     async deleteEntry(accountId: string, knowledgeBaseId: string, entryId: string, context?: AuditContext): Promise<{ success: true }> {
       await searchConfigOf(accountId, knowledgeBaseId);
       const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
-      if (!(await store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
-      if (context && audit && current) {
-        await audit(context, {
-          accountId,
-          kind: 'knowledge_entry.deleted',
-          target: { type: 'knowledge_entry', id: entryId, name: current.question },
-          changes: diffChanges(entryFields(current), undefined),
-        });
-      }
-      await changed(knowledgeBaseId, undefined);
+      await transaction(async (writes) => {
+        if (!(await writes.store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
+        if (context && writes.audit && current) {
+          await writes.audit(context, {
+            accountId,
+            kind: 'knowledge_entry.deleted',
+            target: { type: 'knowledge_entry', id: entryId, name: current.question },
+            changes: diffChanges(entryFields(current), undefined),
+          });
+        }
+        await changed(writes, knowledgeBaseId, undefined);
+      });
       return { success: true };
     },
   };

@@ -6,17 +6,26 @@ import { Errors } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { UrlGuard } from '../kernel/url-guard.ts';
 import { providerModel, type EmbeddingsProviderConfig } from './embeddings-client.ts';
-import { createKnowledgeEntries, type KnowledgeEntriesDeps } from './knowledge-entries.ts';
+import { createKnowledgeEntries, type EntryWrites, type KnowledgeEntriesDeps } from './knowledge-entries.ts';
 import type { KnowledgeStore } from './knowledge-store.ts';
 
-export interface KnowledgeServiceDeps extends KnowledgeEntriesDeps {
+export interface KnowledgeServiceDeps extends Omit<KnowledgeEntriesDeps, 'transaction'> {
   /** The base's embeddings provider changed: its documents' passages are to be embedded again. */
   providerChanged?: (knowledgeBaseId: string) => Promise<void>;
   /** Checks a provider's base URL as saved (scheme, credentials, private networks). */
   urlGuard: Pick<UrlGuard, 'check'>;
-  /** Writes an audit event with the service's executor (a console change's, right after it). */
+  /** Writes an audit event with the service's executor (in the change's transaction: see `transaction`). */
   audit: AuditRecorder;
+  /**
+   * Runs a change in one database transaction, given the dependencies that write over it (knowledge-entries.ts);
+   * absent, over these very dependencies (a service already over a transaction). Nothing that waits on the network
+   * (the provider URL's check) runs inside it.
+   */
+  transaction?: <T>(change: (writes: BaseWrites) => Promise<T>) => Promise<T>;
 }
+
+/** What a change writes through, over its transaction. */
+export type BaseWrites = EntryWrites & Pick<KnowledgeServiceDeps, 'providerChanged' | 'audit'>;
 
 const EMBEDDINGS_URL_FIELD = 'embeddings.baseUrl';
 
@@ -49,7 +58,10 @@ const baseFields = (row: BaseRow) => ({
 });
 const baseTarget = (row: BaseRow) => ({ type: 'knowledge_base', id: row.id, name: row.name });
 
-export function createKnowledgeService({ store, clock, entryWritten, providerChanged, urlGuard, learned, competing, audit }: KnowledgeServiceDeps) {
+export function createKnowledgeService(deps: KnowledgeServiceDeps) {
+  const { store, clock, urlGuard } = deps;
+  const transaction = deps.transaction ?? (<T>(change: (writes: BaseWrites) => Promise<T>) => change(deps));
+
   /**
    * The provider to store for the input (null: none). Its URL goes through the private-network guard; an omitted
    * key keeps the stored one only when the URL is unchanged, so a key is never sent to another server.
@@ -65,11 +77,11 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
     return { baseUrl: input.baseUrl, model: input.model, apiKey };
   }
 
-  /** Queues the vectors of every entry and document of the base (its provider changed). */
-  async function reembed(knowledgeBaseId: string): Promise<void> {
-    await providerChanged?.(knowledgeBaseId);
-    if (!entryWritten) return;
-    for (const entryId of await store.entryIdsOf(knowledgeBaseId)) await entryWritten(knowledgeBaseId, entryId);
+  /** Queues the vectors of every entry and document of the base (its provider changed), in the change's transaction. */
+  async function reembed(writes: BaseWrites, knowledgeBaseId: string): Promise<void> {
+    await writes.providerChanged?.(knowledgeBaseId);
+    if (!writes.entryWritten) return;
+    for (const entryId of await writes.store.entryIdsOf(knowledgeBaseId)) await writes.entryWritten(knowledgeBaseId, entryId);
   }
 
   return {
@@ -78,15 +90,19 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
       input: { name: string; language?: string; embeddings?: EmbeddingsProviderInput | null },
       context: AuditContext,
     ): Promise<KnowledgeBase> {
-      const base = await store.insertBase({
-        id: newId(),
-        accountId,
-        name: input.name,
-        language: input.language ?? DEFAULT_LANGUAGE,
-        embeddings: await providerFor(input.embeddings ?? null, null),
-        now: clock.now(),
+      const embeddings = await providerFor(input.embeddings ?? null, null);
+      const base = await transaction(async (writes) => {
+        const inserted = await writes.store.insertBase({
+          id: newId(),
+          accountId,
+          name: input.name,
+          language: input.language ?? DEFAULT_LANGUAGE,
+          embeddings,
+          now: clock.now(),
+        });
+        await writes.audit(context, { accountId, kind: 'knowledge_base.created', target: baseTarget(inserted), changes: diffChanges(undefined, baseFields(inserted)) });
+        return inserted;
       });
-      await audit(context, { accountId, kind: 'knowledge_base.created', target: baseTarget(base), changes: diffChanges(undefined, baseFields(base)) });
       return toKnowledgeBase(base);
     },
 
@@ -108,25 +124,30 @@ export function createKnowledgeService({ store, clock, entryWritten, providerCha
       if (current === undefined) throw Errors.knowledgeBaseNotFound();
       const previous = (await store.listBases(accountId)).find((row) => row.id === knowledgeBaseId);
       const embeddings = patch.embeddings === undefined ? undefined : await providerFor(patch.embeddings, current);
-      const base = await store.updateBase(accountId, knowledgeBaseId, { name: patch.name, embeddings }, clock.now());
-      if (!base) throw Errors.knowledgeBaseNotFound();
-      const changes = diffChanges(previous && baseFields(previous), baseFields(base));
-      if (Object.keys(changes).length > 0) await audit(context, { accountId, kind: 'knowledge_base.updated', target: baseTarget(base), changes });
       const modelOf = (provider: EmbeddingsProviderConfig | null) => (provider ? providerModel(provider) : null);
-      if (embeddings !== undefined && modelOf(embeddings) !== modelOf(current)) await reembed(knowledgeBaseId);
+      const base = await transaction(async (writes) => {
+        const updated = await writes.store.updateBase(accountId, knowledgeBaseId, { name: patch.name, embeddings }, clock.now());
+        if (!updated) throw Errors.knowledgeBaseNotFound();
+        const changes = diffChanges(previous && baseFields(previous), baseFields(updated));
+        if (Object.keys(changes).length > 0) await writes.audit(context, { accountId, kind: 'knowledge_base.updated', target: baseTarget(updated), changes });
+        if (embeddings !== undefined && modelOf(embeddings) !== modelOf(current)) await reembed(writes, knowledgeBaseId);
+        return updated;
+      });
       return toKnowledgeBase(base);
     },
 
     async deleteKnowledgeBase(accountId: string, knowledgeBaseId: string, context: AuditContext): Promise<{ success: true }> {
       const previous = (await store.listBases(accountId)).find((row) => row.id === knowledgeBaseId);
-      if (!(await store.deleteBase(accountId, knowledgeBaseId))) throw Errors.knowledgeBaseNotFound();
-      if (previous) {
-        await audit(context, { accountId, kind: 'knowledge_base.deleted', target: baseTarget(previous), changes: diffChanges(baseFields(previous), undefined) });
-      }
+      await transaction(async (writes) => {
+        if (!(await writes.store.deleteBase(accountId, knowledgeBaseId))) throw Errors.knowledgeBaseNotFound();
+        if (previous) {
+          await writes.audit(context, { accountId, kind: 'knowledge_base.deleted', target: baseTarget(previous), changes: diffChanges(baseFields(previous), undefined) });
+        }
+      });
       return { success: true };
     },
 
-    ...createKnowledgeEntries({ store, clock, entryWritten, learned, competing, audit }),
+    ...createKnowledgeEntries({ ...deps, transaction }),
   };
 }
 

@@ -13,7 +13,7 @@ import { createPassageVectors } from './documents/passage-vectors.ts';
 import { cachedProviderEmbedding, createEmbeddingsClient } from './embeddings-client.ts';
 import { BUILT_IN_MODEL, createSentenceEncoder, primedTextEmbedding } from './encoder/sentence-encoder.ts';
 import { createEntryVectors } from './entry-vectors.ts';
-import { recordAudit } from '../audit/audit-record.ts';
+import { recordAudit, type AuditContext, type AuditEntry } from '../audit/audit-record.ts';
 import { createKnowledgeService, type KnowledgeServiceDeps } from './knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge-store.ts';
 import { createLearnedQuestionsStore } from './learned-questions-store.ts';
@@ -69,26 +69,33 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
     onEntryVectorsError: (knowledgeBaseId, error) =>
       logger.warn({ knowledgeBaseId, err: error }, 'an entry\'s vectors could not be computed: it is found by its words until its job stores them'),
   });
+  /** What a change writes through over `executor`: the rows, the vectors' jobs, the audit event. */
+  const writesOf = (executor: Executor) => ({
+    store: createKnowledgeStore(executor, core.secretBox),
+    audit: (context: AuditContext, entry: AuditEntry) => recordAudit(executor, context, entry),
+    entryWritten: (knowledgeBaseId: string, entryId: string) =>
+      jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
+    // A provider changed: the documents' passages are embedded again too.
+    providerChanged: async (knowledgeBaseId: string) => {
+      for (const documentId of await createDocumentsStore(executor).readyDocumentIdsOf(knowledgeBaseId)) {
+        await queueDocumentVectors(executor, knowledgeBaseId, documentId);
+      }
+    },
+  });
   /**
-   * Every entry write queues its vectors, in the write's transaction (`executor`). The console's service also shows
-   * which entries a learned phrasing competes with (the retriever reads outside any transaction).
+   * The service over the database runs each change in a transaction of its own (its rows, the base's version, the
+   * vectors' jobs and the audit event together); over an open transaction (a correction saved with the rating that
+   * made it), in that one. The console's service also shows which entries a learned phrasing competes with (the
+   * retriever reads outside any transaction).
    */
   const serviceOf = (executor: Executor, shown: Pick<KnowledgeServiceDeps, 'competing'> = {}) =>
     createKnowledgeService({
       ...shown,
-      store: createKnowledgeStore(executor, core.secretBox),
+      ...writesOf(executor),
       clock: core.clock,
       urlGuard: core.urlGuard,
-      audit: (context, entry) => recordAudit(executor, context, entry),
       learned: createLearnedQuestionsStore(executor),
-      entryWritten: (knowledgeBaseId: string, entryId: string) =>
-        jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
-      // A provider changed: the documents' passages are embedded again too.
-      providerChanged: async (knowledgeBaseId: string) => {
-        for (const documentId of await createDocumentsStore(executor).readyDocumentIdsOf(knowledgeBaseId)) {
-          await queueDocumentVectors(executor, knowledgeBaseId, documentId);
-        }
-      },
+      ...(executor === db ? { transaction: (change) => db.transaction((tx) => change(writesOf(tx))) } : {}),
     });
   const knowledge = serviceOf(db, {
     competing: async (knowledgeBaseId, phrasings) => {
