@@ -160,6 +160,38 @@ describe('answer feedback', () => {
     assert.equal(rows[0]?.rating, 'disliked');
   });
 
+  test('a correction is audited as its author’s: the API key (named by its prefix) through the public API, the member in the Inbox', async () => {
+    const kb = await t.console<{ id: string }>(user.token, 'POST', '/knowledge-bases', { body: { name: 'Corrections' } });
+    await t.console(user.token, 'PUT', `/channel/custom/${channelId}/`, { body: { knowledgeBaseId: kb.body.id } });
+    const [key] = await queryRows<{ id: string; prefix: string }>(t.database.db, sql`select id, prefix from api_keys where account_id = ${user.accountId}`);
+    assert.ok(key);
+    const corrections = async (kind: string) => {
+      const res = await t.console<{ events: { actor: unknown; kind: string; target: { type: string; name: string }; changes: unknown }[] }>(user.token, 'GET', '/audit', {
+        query: { kind },
+      });
+      assert.equal(res.status, 200, res.text);
+      return res.body.events.filter((e) => e.target.name === 'Do you deliver on Sundays?').map(({ actor, target, changes }) => ({ actor, target: target.type, changes }));
+    };
+
+    const first = await agentReply(await newChat('fb-audit-1', 'Do you deliver on Sundays?'), 'Every day.');
+    assert.equal((await dislike(first, 'No, Monday to Saturday.')).status, 200);
+    assert.deepEqual(await corrections('knowledge_entry.created'), [
+      {
+        actor: { kind: 'api_key', id: key.id, name: key.prefix },
+        target: 'knowledge_entry',
+        changes: { question: [null, 'Do you deliver on Sundays?'], synonyms: [null, []], answer: [null, 'No, Monday to Saturday.'] },
+      },
+    ]);
+    // The same answer for another phrasing: the phrasing joins the entry, by the member who corrected in the Inbox.
+    const second = await agentReply(await newChat('fb-audit-2', 'Sunday delivery?'), 'Sure.');
+    const corrected = await t.console(user.token, 'POST', `/chat/answer/${second}/correction/`, { body: { text: 'No, Monday to Saturday.' } });
+    assert.equal(corrected.status, 200, corrected.text);
+    const [member] = await queryRows<{ id: string; name: string }>(t.database.db, sql`select id, name from members where account_id = ${user.accountId}`);
+    assert.deepEqual(await corrections('knowledge_entry.updated'), [
+      { actor: { kind: 'member', id: member?.id, name: member?.name }, target: 'knowledge_entry', changes: { synonyms: [[], ['Sunday delivery?']] } },
+    ]);
+  });
+
   test('only agent replies can be rated; unknown or foreign ids are Message not found', async () => {
     const chatId = await newChat('fb-3');
     const customer = await queryRows<{ id: string }>(t.database.db, sql`select id from messages where chat_id = ${chatId}`);

@@ -6,6 +6,8 @@ import { accounts, apiKeys, loginThrottle, members } from '../db/schema.ts';
 
 export interface KeyPrincipalRow {
   keyId: string;
+  /** The key's first characters, which name it in the audit log. */
+  keyPrefix: string;
   accountId: string;
   scopes: string[];
   active: boolean;
@@ -113,6 +115,7 @@ export function createAccountsStore(db: Executor) {
       const [row] = await db
         .select({
           keyId: apiKeys.id,
+          keyPrefix: apiKeys.prefix,
           accountId: apiKeys.accountId,
           scopes: apiKeys.scopes,
           active: apiKeys.active,

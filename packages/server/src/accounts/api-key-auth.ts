@@ -40,7 +40,7 @@ export function createApiKeyAuthenticator({ store, cacheTtlMs }: ApiKeyAuthOptio
       if (row.subscriptionActive === null) throw Errors.unauthorized();
       if (!row.subscriptionActive) throw Errors.paymentRequired();
       if (scope !== undefined && !row.scopes.includes(scope)) throw Errors.forbiddenScope();
-      return { keyId: row.keyId, accountId: row.accountId, scopes: row.scopes };
+      return { keyId: row.keyId, keyPrefix: row.keyPrefix, accountId: row.accountId, scopes: row.scopes };
     },
     invalidate() {
       cache.clear();

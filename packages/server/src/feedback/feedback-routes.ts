@@ -1,6 +1,7 @@
 // Answer feedback (spec, Agent reply rating): the public API's like and dislike of an agent reply, and the Inbox's
 // `correct` and corrected answer (docs/architecture.md, Console API).
 import { inboxRoutes, publicRoutes } from '@parley/contracts';
+import { auditOf, keyAuditOf } from '../audit/audit-context.ts';
 import { consoleAccountOf } from '../http/console/console-plugin.ts';
 import { asConsole } from '../http/console/not-found.ts';
 import { principalOf } from '../http/public/gateway.ts';
@@ -15,7 +16,7 @@ export function registerFeedbackRoutes(app: TypedApp, feedback: FeedbackService)
   app.route({
     ...routeOptions(publicRoutes.dislikeMessage),
     handler: (request) =>
-      feedback.dislike(principalOf(request).accountId, request.body.messageId, request.body.textEdit),
+      feedback.dislike(principalOf(request).accountId, request.body.messageId, request.body.textEdit, keyAuditOf(request)),
   });
 }
 
@@ -30,7 +31,7 @@ export function registerInboxFeedbackRoutes(app: TypedApp, feedback: FeedbackSer
   app.route({
     ...routeOptions(inboxRoutes.correctAnswer),
     handler: async (request) => {
-      await asConsole(feedback.dislike(consoleAccountOf(request).accountId, request.params.messageId, request.body.text));
+      await asConsole(feedback.dislike(consoleAccountOf(request).accountId, request.params.messageId, request.body.text, auditOf(request)));
       return { id: request.params.messageId, rating: 'disliked' as const };
     },
   });

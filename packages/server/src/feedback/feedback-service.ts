@@ -1,6 +1,7 @@
 // Answer feedback (spec, Agent reply rating): like marks an agent reply correct; dislike stores the
 // customer's preceding question with the corrected answer in the channel's knowledge base.
 import { QUESTION_MAX } from '@parley/contracts';
+import type { AuditContext } from '../audit/audit-record.ts';
 import type { ChannelsStore } from '../channels/channels-store.ts';
 import type { ChatsStore } from '../chats/chats-store.ts';
 import type { Database, Executor } from '../db/client.ts';
@@ -33,7 +34,8 @@ export function createFeedbackService({ db, messagesStore, chatsStore, channelsS
       return { message: 'Message liked' as const };
     },
 
-    async dislike(accountId: string, messageId: string, textEdit: string) {
+    /** `context`: who corrected (an API key, or a member in the Inbox): the entry's change is audited as theirs. */
+    async dislike(accountId: string, messageId: string, textEdit: string, context: AuditContext) {
       const message = await requireAgentReply(accountId, messageId);
       if (message.rating === 'disliked') throw Errors.messageAlreadyDisliked();
       if (message.rating === 'liked') throw Errors.messageAlreadyLiked();
@@ -51,7 +53,7 @@ export function createFeedbackService({ db, messagesStore, chatsStore, channelsS
           question: question.slice(0, QUESTION_MAX),
           answer: textEdit,
           messageId: message.id,
-        });
+        }, context);
       });
       return { message: 'Message disliked' as const };
     },

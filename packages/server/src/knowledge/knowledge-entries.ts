@@ -166,6 +166,7 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
       accountId: string,
       knowledgeBaseId: string,
       input: { question: string; answer: string; messageId: string },
+      context?: AuditContext,
     ): Promise<KnowledgeEntry> {
       const config = await searchConfigOf(accountId, knowledgeBaseId);
       const same = await store.findByAnswer(knowledgeBaseId, input.answer);
@@ -178,13 +179,22 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
           const text = { question: same.question, synonyms, answer: same.answer, keys: questionKeys(same.question, synonyms) };
           const entry = await transaction(async (writes) => {
             const updated = await writes.store.updateEntry(accountId, knowledgeBaseId, same.id, text, config, clock.now());
-            if (updated) await changed(writes, knowledgeBaseId, updated.id);
+            if (!updated) return undefined;
+            await changed(writes, knowledgeBaseId, updated.id);
+            if (context && writes.audit) {
+              await writes.audit(context, {
+                accountId,
+                kind: 'knowledge_entry.updated',
+                target: { type: 'knowledge_entry', id: updated.id, name: updated.question },
+                changes: diffChanges(entryFields(same), entryFields(updated)),
+              });
+            }
             return updated;
           });
           if (entry) return toEntry(entry);
         }
       }
-      return this.addEntry(accountId, knowledgeBaseId, { ...input, source: 'correction' });
+      return this.addEntry(accountId, knowledgeBaseId, { ...input, source: 'correction' }, context);
     },
 
     async updateEntry(

@@ -6,6 +6,8 @@ import { sha256Hex } from '../../lib/secrets.ts';
 /** The authenticated caller of a public-API route. */
 export interface Principal {
   keyId: string;
+  /** The key's first characters: its name in the audit log (never the key). */
+  keyPrefix: string;
   accountId: string;
   scopes: readonly string[];
 }
