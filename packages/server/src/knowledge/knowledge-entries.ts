@@ -91,6 +91,24 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
     if (entryId !== undefined && writes.entryWritten) await writes.entryWritten(knowledgeBaseId, entryId);
   }
 
+  /**
+   * An entry's change in the audit log, in its transaction, when it has an author (a console change, a correction)
+   * and changed a field: `before`/`after` undefined for a creation/deletion.
+   */
+  async function audit(
+    writes: EntryWrites,
+    context: AuditContext | undefined,
+    accountId: string,
+    kind: 'knowledge_entry.created' | 'knowledge_entry.updated' | 'knowledge_entry.deleted',
+    entry: EntryRow,
+    before: EntryRow | undefined,
+    after: EntryRow | undefined,
+  ): Promise<void> {
+    const changes = diffChanges(before && entryFields(before), after && entryFields(after));
+    if (!context || !writes.audit || Object.keys(changes).length === 0) return;
+    await writes.audit(context, { accountId, kind, target: { type: 'knowledge_entry', id: entry.id, name: entry.question }, changes });
+  }
+
   /** An entry may answer only with an action of its own account (400 otherwise). */
   async function requireAction(accountId: string, actionId: string): Promise<void> {
     if (!(await store.actionExists(accountId, actionId))) throw Errors.actionRefNotFound('actionId', actionId);
@@ -143,14 +161,7 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
         // The base was deleted between the two statements.
         if (!inserted) throw Errors.knowledgeBaseNotFound();
         await changed(writes, knowledgeBaseId, inserted.id);
-        if (context && writes.audit) {
-          await writes.audit(context, {
-            accountId,
-            kind: 'knowledge_entry.created',
-            target: { type: 'knowledge_entry', id: inserted.id, name: inserted.question },
-            changes: diffChanges(undefined, entryFields(inserted)),
-          });
-        }
+        await audit(writes, context, accountId, 'knowledge_entry.created', inserted, undefined, inserted);
         return inserted;
       });
       return toEntry(entry);
@@ -181,14 +192,7 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
             const updated = await writes.store.updateEntry(accountId, knowledgeBaseId, same.id, text, config, clock.now());
             if (!updated) return undefined;
             await changed(writes, knowledgeBaseId, updated.id);
-            if (context && writes.audit) {
-              await writes.audit(context, {
-                accountId,
-                kind: 'knowledge_entry.updated',
-                target: { type: 'knowledge_entry', id: updated.id, name: updated.question },
-                changes: diffChanges(entryFields(same), entryFields(updated)),
-              });
-            }
+            await audit(writes, context, accountId, 'knowledge_entry.updated', updated, same, updated);
             return updated;
           });
           if (entry) return toEntry(entry);
@@ -207,14 +211,9 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
       const config = await searchConfigOf(accountId, knowledgeBaseId);
       const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
       if (!current) throw Errors.entryNotFound();
-      const before = entryFields(current);
       if (patch.actionId !== undefined && patch.actionId !== current.actionId && patch.actionId !== null) await requireAction(accountId, patch.actionId);
       const entry = await transaction(async (writes) => {
-        const audited = async (after: EntryRow) => {
-          const changes = diffChanges(before, entryFields(after));
-          if (!context || !writes.audit || Object.keys(changes).length === 0) return;
-          await writes.audit(context, { accountId, kind: 'knowledge_entry.updated', target: { type: 'knowledge_entry', id: entryId, name: after.question }, changes });
-        };
+        const audited = (after: EntryRow) => audit(writes, context, accountId, 'knowledge_entry.updated', after, current, after);
         let written: EntryRow | undefined = current;
         if (patch.actionId !== undefined && patch.actionId !== written.actionId) {
           written = await writes.store.setEntryAction(accountId, knowledgeBaseId, entryId, patch.actionId, clock.now());
@@ -272,14 +271,7 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
       const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
       await transaction(async (writes) => {
         if (!(await writes.store.deleteEntry(accountId, knowledgeBaseId, entryId))) throw Errors.entryNotFound();
-        if (context && writes.audit && current) {
-          await writes.audit(context, {
-            accountId,
-            kind: 'knowledge_entry.deleted',
-            target: { type: 'knowledge_entry', id: entryId, name: current.question },
-            changes: diffChanges(entryFields(current), undefined),
-          });
-        }
+        if (current) await audit(writes, context, accountId, 'knowledge_entry.deleted', current, current, undefined);
         await changed(writes, knowledgeBaseId, undefined);
       });
       return { success: true };
