@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { Secret, TOTP } from 'otpauth';
 import { queryRows } from '../src/db/client.ts';
 import { eventually } from './support/events.ts';
 import { PASSWORD, PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
@@ -40,6 +41,25 @@ const ofKind = async (user: { token: string }, kind: string) =>
   (await events(user, { kind })).events.map(({ id: _id, at: _at, ...rest }) => rest);
 const count = async (accountId: string) =>
   (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from audit_events where account_id = ${accountId}`))[0]?.n;
+
+/**
+ * Runs `body` while the database refuses this file's events about targets named "Unwritable…" (as a full disk or a
+ * lost connection would refuse them): a change written with its event must then not happen either.
+ */
+async function withEventsRefused(body: () => Promise<void>): Promise<void> {
+  await t.database.db.execute(sql`create or replace function parley_test_refuse_audit() returns trigger language plpgsql as $$
+    begin
+      if new.target_name like 'Unwritable%' then raise exception 'audit event refused by the test'; end if;
+      return new;
+    end $$`);
+  await t.database.db.execute(sql`create trigger parley_test_refuse_audit before insert on audit_events for each row execute function parley_test_refuse_audit()`);
+  try {
+    await body();
+  } finally {
+    await t.database.db.execute(sql`drop trigger parley_test_refuse_audit on audit_events`);
+    await t.database.db.execute(sql`drop function parley_test_refuse_audit()`);
+  }
+}
 
 async function addMember(owner: User, role: 'admin' | 'agent', name: string) {
   const email = uniqueEmail(role);
@@ -386,14 +406,7 @@ describe('audit log of knowledge bases and entries', () => {
     const baseNames = async () =>
       (await t.console<{ knowledgeBases: { name: string }[] }>(owner.token, 'GET', '/knowledge-bases')).body.knowledgeBases.map((b) => b.name);
 
-    // The database refuses this test's events (named "Unwritable…"), as a full disk or a lost connection would.
-    await t.database.db.execute(sql`create or replace function parley_test_refuse_audit() returns trigger language plpgsql as $$
-      begin
-        if new.target_name like 'Unwritable%' then raise exception 'audit event refused by the test'; end if;
-        return new;
-      end $$`);
-    await t.database.db.execute(sql`create trigger parley_test_refuse_audit before insert on audit_events for each row execute function parley_test_refuse_audit()`);
-    try {
+    await withEventsRefused(async () => {
       const before = await count(owner.accountId);
       assert.equal((await t.console(owner.token, 'POST', '/knowledge-bases', { body: { name: 'Unwritable base' } })).status, 500);
       assert.deepEqual(await baseNames(), ['Shop']);
@@ -402,13 +415,38 @@ describe('audit log of knowledge bases and entries', () => {
       assert.equal((await t.console(owner.token, 'DELETE', `${entries}/${kept.body.id}`)).status, 500);
       assert.deepEqual(await entryList(), [{ question: 'Unwritable: do you ship abroad?', answer: 'Yes.' }]);
       assert.equal(await count(owner.accountId), before);
-    } finally {
-      await t.database.db.execute(sql`drop trigger parley_test_refuse_audit on audit_events`);
-      await t.database.db.execute(sql`drop function parley_test_refuse_audit()`);
-    }
+    });
     // With events written again, the same changes go through, each with its event.
     assert.equal((await t.console(owner.token, 'DELETE', `${entries}/${kept.body.id}`)).status, 200);
     assert.deepEqual(await entryList(), []);
     assert.equal((await ofKind(owner, 'knowledge_entry.deleted')).length, 1);
+  });
+});
+
+describe('audit log of sessions and two-factor sign-in', () => {
+  test('sessions ended and two-factor sign-in turned on commit with their event: refused, the sessions stay and it stays off', async () => {
+    const owner = await t.createConsoleUser();
+    assert.equal((await t.console(owner.token, 'PUT', '/me/', { body: { name: 'Unwritable Ann' } })).status, 200);
+    const login = async () => (await t.request<{ token: string }>('POST', '/console/v1/auth/login', { body: { email: owner.email, password: PASSWORD } })).body.token;
+    const other = await login();
+    const setup = await t.console<{ secret: string }>(owner.token, 'POST', '/me/2fa/setup');
+    assert.equal(setup.status, 200, setup.text);
+    const code = () => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(setup.body.secret) }).generate();
+    const twoFactor = async () => (await t.console<{ twoFactor: boolean }>(owner.token, 'GET', '/me/')).body.twoFactor;
+
+    await withEventsRefused(async () => {
+      const before = await count(owner.accountId);
+      assert.equal((await t.console(owner.token, 'DELETE', '/me/sessions')).status, 500);
+      assert.equal((await t.console(other, 'GET', '/me/')).status, 200);
+      assert.equal((await t.console(owner.token, 'POST', '/me/2fa/enable', { body: { code: code() } })).status, 500);
+      assert.equal(await twoFactor(), false);
+      assert.equal((await t.console(other, 'GET', '/me/')).status, 200);
+      assert.equal(await count(owner.accountId), before);
+    });
+    const enabled = await t.console(owner.token, 'POST', '/me/2fa/enable', { body: { code: code() } });
+    assert.equal(enabled.status, 200, enabled.text);
+    assert.equal(await twoFactor(), true);
+    assert.equal((await t.console(other, 'GET', '/me/')).status, 401);
+    assert.deepEqual((await ofKind(owner, 'auth.two_factor_enabled')).map((e) => e.target), [{ type: 'member', id: owner.accountId, name: 'Unwritable Ann' }]);
   });
 });

@@ -55,13 +55,15 @@ export function createAccountsModule(
   const twoFactor = createTwoFactorService({
     store: createTwoFactorStore(core.db),
     members: membersStore,
-    sessions: sessionsStore,
     secretBox: core.secretBox,
     clock: core.clock,
     mailer: core.mailer,
     logger: core.logger,
     memberChanged,
-    audit,
+    transaction: (change) =>
+      core.db.transaction((tx) =>
+        change({ store: createTwoFactorStore(tx), sessions: createSessionsStore(tx), audit: (context, entry) => recordAudit(tx, context, entry) }),
+      ),
   });
   const consoleAuth = createConsoleAuth({
     store,
@@ -124,7 +126,13 @@ export function createAccountsModule(
     memberRenamed,
     logger: core.logger,
   });
-  const sessions = createSessionsService({ store: sessionsStore, members: membersStore, clock: core.clock, memberChanged, audit });
+  const sessions = createSessionsService({
+    store: sessionsStore,
+    members: membersStore,
+    clock: core.clock,
+    memberChanged,
+    transaction: (change) => core.db.transaction((tx) => change({ store: createSessionsStore(tx), audit: (context, entry) => recordAudit(tx, context, entry) })),
+  });
   const oidc = createOidcClient({ guard: core.urlGuard });
   core.closeWithApp(oidc);
   const sso = createSsoService({

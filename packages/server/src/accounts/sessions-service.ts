@@ -10,16 +10,22 @@ import type { MembersStore } from './members-store.ts';
 import type { SessionsStore } from './sessions-store.ts';
 
 export interface SessionsServiceDeps {
-  store: Pick<SessionsStore, 'list' | 'remove' | 'removeOthers'>;
+  store: Pick<SessionsStore, 'list'>;
   members: Pick<MembersStore, 'findById'>;
   clock: Clock;
   /** The member's sessions changed: every process forgets what it knows of them. */
   memberChanged: (memberId: string) => void;
-  /** Sessions ended go to the audit log. */
+  /** Runs an ending of sessions and its audit event in one database transaction. */
+  transaction: <T>(change: (writes: SessionWrites) => Promise<T>) => Promise<T>;
+}
+
+/** What ending sessions writes through, over its transaction. */
+export interface SessionWrites {
+  store: Pick<SessionsStore, 'remove' | 'removeOthers'>;
   audit: AuditRecorder;
 }
 
-export function createSessionsService({ store, members, clock, memberChanged, audit }: SessionsServiceDeps) {
+export function createSessionsService({ store, members, clock, memberChanged, transaction }: SessionsServiceDeps) {
   return {
     async list(caller: ConsoleAccount): Promise<{ sessions: MemberSession[] }> {
       const member = await members.findById(caller.memberId);
@@ -39,21 +45,28 @@ export function createSessionsService({ store, members, clock, memberChanged, au
 
     /** Another member's session, or one already ended, is not found (404). */
     async remove(caller: ConsoleAccount, id: string, context: AuditContext): Promise<void> {
-      if (!isUuid(id) || !(await store.remove(caller.memberId, id))) throw Errors.sessionNotFound();
-      await audit(context, { accountId: caller.accountId, kind: 'auth.session_ended', target: { type: 'session', id, name: caller.name } });
+      if (!isUuid(id)) throw Errors.sessionNotFound();
+      await transaction(async (writes) => {
+        if (!(await writes.store.remove(caller.memberId, id))) throw Errors.sessionNotFound();
+        await writes.audit(context, { accountId: caller.accountId, kind: 'auth.session_ended', target: { type: 'session', id, name: caller.name } });
+      });
       memberChanged(caller.memberId);
     },
 
     async removeOthers(caller: ConsoleAccount, context: AuditContext): Promise<void> {
-      const ended = await store.removeOthers(caller.memberId, caller.sessionId);
-      if (ended === 0) return;
-      await audit(context, {
-        accountId: caller.accountId,
-        kind: 'auth.session_ended',
-        target: { type: 'session', id: null, name: caller.name },
-        changes: { sessions: [ended, 0] },
+      const ended = await transaction(async (writes) => {
+        const count = await writes.store.removeOthers(caller.memberId, caller.sessionId);
+        if (count > 0) {
+          await writes.audit(context, {
+            accountId: caller.accountId,
+            kind: 'auth.session_ended',
+            target: { type: 'session', id: null, name: caller.name },
+            changes: { sessions: [count, 0] },
+          });
+        }
+        return count;
       });
-      memberChanged(caller.memberId);
+      if (ended > 0) memberChanged(caller.memberId);
     },
   };
 }

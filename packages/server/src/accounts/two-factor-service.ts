@@ -29,14 +29,24 @@ const RECOVERY_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 export interface TwoFactorServiceDeps {
   store: TwoFactorStore;
   members: Pick<MembersStore, 'passwordHashOf'>;
-  sessions: Pick<SessionsStore, 'removeOthers' | 'clearSetupOnly'>;
   secretBox: SecretBox;
   clock: Clock;
   mailer: Pick<InvitationMailer, 'sendText' | 'configured'>;
   logger: Pick<FastifyBaseLogger, 'warn'>;
   /** The member's sessions changed: every process forgets what it knows of them. */
   memberChanged: (memberId: string) => void;
-  /** Turning it on or off, and a recovery code used, go to the audit log. */
+  /**
+   * Runs a change in one database transaction: turning two-factor sign-in on or off, its audit event and the end of
+   * the member's other sessions commit together (a crash cannot leave it on with the other sessions still open);
+   * every process forgets the member's sessions after the commit (`memberChanged`).
+   */
+  transaction: <T>(change: (writes: TwoFactorWrites) => Promise<T>) => Promise<T>;
+}
+
+/** What turning two-factor sign-in on or off writes through, over its transaction. */
+export interface TwoFactorWrites {
+  store: Pick<TwoFactorStore, 'enable' | 'disable'>;
+  sessions: Pick<SessionsStore, 'removeOthers' | 'clearSetupOnly'>;
   audit: AuditRecorder;
 }
 
@@ -52,7 +62,7 @@ function newRecoveryCode(): string {
 /** Spaces, dashes and case do not matter when a recovery code is typed back. */
 const recoveryHash = (code: string) => sha256Hex(`parley-recovery:${code.toLowerCase().replace(/[\s-]/g, '')}`);
 
-export function createTwoFactorService({ store, members, sessions, secretBox, clock, mailer, logger, memberChanged, audit }: TwoFactorServiceDeps) {
+export function createTwoFactorService({ store, members, secretBox, clock, mailer, logger, memberChanged, transaction }: TwoFactorServiceDeps) {
   /** The time step of a code valid now (one step of drift either way), or undefined. */
   function stepOf(secret: string, email: string, code: string): number | undefined {
     const timestamp = clock.now().getTime();
@@ -71,12 +81,6 @@ export function createTwoFactorService({ store, members, sessions, secretBox, cl
     void mailer
       .sendText({ to: email, subject, text: `${text}\n\nIf this was not you, change your password and tell your account's owner.\n` }, 'a two-factor sign-in notice')
       .catch((error: unknown) => logger.warn({ err: error }, 'sending a two-factor sign-in e-mail failed'));
-  }
-
-  /** Ends every session of the member but one, on every process. */
-  async function endOthers(memberId: string, keepSessionId: string): Promise<void> {
-    await sessions.removeOthers(memberId, keepSessionId);
-    memberChanged(memberId);
   }
 
   async function stateOf(memberId: string) {
@@ -101,18 +105,22 @@ export function createTwoFactorService({ store, members, sessions, secretBox, cl
       const step = stepOf(secretBox.open(state.pendingSecret), state.email, input.code);
       if (step === undefined) throw Errors.invalidTwoFactorCode();
       const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-      const enabled = await store.enable(caller.memberId, { pendingSecret: state.pendingSecret, step, recoveryHashes: recoveryCodes.map(recoveryHash) }, clock.now());
-      // Turned on (or set up again) by a concurrent call meanwhile.
-      if (!enabled) throw Errors.twoFactorNotSetUp();
-      await audit(context, {
-        accountId: caller.accountId,
-        kind: 'auth.two_factor_enabled',
-        target: { type: 'member', id: caller.memberId, name: caller.name },
-        changes: { twoFactor: [false, true] },
+      const { pendingSecret } = state;
+      await transaction(async (writes) => {
+        const enabled = await writes.store.enable(caller.memberId, { pendingSecret, step, recoveryHashes: recoveryCodes.map(recoveryHash) }, clock.now());
+        // Turned on (or set up again) by a concurrent call meanwhile.
+        if (!enabled) throw Errors.twoFactorNotSetUp();
+        await writes.audit(context, {
+          accountId: caller.accountId,
+          kind: 'auth.two_factor_enabled',
+          target: { type: 'member', id: caller.memberId, name: caller.name },
+          changes: { twoFactor: [false, true] },
+        });
+        // A session that could only set two-factor sign-in up becomes a full one; the others end.
+        await writes.sessions.clearSetupOnly(caller.sessionId);
+        await writes.sessions.removeOthers(caller.memberId, caller.sessionId);
       });
-      // A session that could only set two-factor sign-in up becomes a full one.
-      await sessions.clearSetupOnly(caller.sessionId);
-      await endOthers(caller.memberId, caller.sessionId);
+      memberChanged(caller.memberId);
       notify(state.email, 'Two-factor sign-in is on', `Two-factor sign-in was turned on for ${state.email} on Parley; your other sessions were signed out.`);
       return { recoveryCodes };
     },
@@ -123,14 +131,17 @@ export function createTwoFactorService({ store, members, sessions, secretBox, cl
       const state = await stateOf(caller.memberId);
       if (!state.secret) throw Errors.twoFactorOff();
       if (!(await useCode(caller.memberId, state.secret, state.email, input.code))) throw Errors.invalidTwoFactorCode();
-      await store.disable(caller.memberId, clock.now());
-      await audit(context, {
-        accountId: caller.accountId,
-        kind: 'auth.two_factor_disabled',
-        target: { type: 'member', id: caller.memberId, name: caller.name },
-        changes: { twoFactor: [true, false] },
+      await transaction(async (writes) => {
+        await writes.store.disable(caller.memberId, clock.now());
+        await writes.audit(context, {
+          accountId: caller.accountId,
+          kind: 'auth.two_factor_disabled',
+          target: { type: 'member', id: caller.memberId, name: caller.name },
+          changes: { twoFactor: [true, false] },
+        });
+        await writes.sessions.removeOthers(caller.memberId, caller.sessionId);
       });
-      await endOthers(caller.memberId, caller.sessionId);
+      memberChanged(caller.memberId);
       notify(state.email, 'Two-factor sign-in is off', `Two-factor sign-in was turned off for ${state.email} on Parley; your other sessions were signed out.`);
     },
 
@@ -172,7 +183,8 @@ export function createTwoFactorService({ store, members, sessions, secretBox, cl
 
     /** A sign-in with a recovery code: the member's other sessions end and they are told. */
     async recoveryCodeUsed(member: { id: string; email: string }, sessionId: string): Promise<void> {
-      await endOthers(member.id, sessionId);
+      await transaction((writes) => writes.sessions.removeOthers(member.id, sessionId));
+      memberChanged(member.id);
       notify(member.email, 'A recovery code was used', `Someone signed in to ${member.email} on Parley with one of your recovery codes; your other sessions were signed out.`);
     },
   };
