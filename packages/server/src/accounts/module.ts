@@ -2,7 +2,7 @@
 // demo catalog, the console's login, and the team of each account (members, roles, invitations).
 import type { AlertQueue } from '../alerts/alert-queue.ts';
 import { MEMBER_NAME_NOTICE, MEMBER_NOTICE, type Kernel } from '../kernel/kernel.ts';
-import { recordAudit, type AuditRecorder } from '../audit/audit-record.ts';
+import { auditRecorderOf } from '../audit/audit-record.ts';
 import type { Transaction } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import { adminApi, type AdminOptions } from './admin-routes.ts';
@@ -38,7 +38,7 @@ export function createAccountsModule(
   const store = createAccountsStore(core.db);
   const membersStore = createMembersStore(core.db);
   const sessionsStore = createSessionsStore(core.db);
-  const audit: AuditRecorder = (context, entry) => recordAudit(core.db, context, entry);
+  const audit = auditRecorderOf(core.db);
   const ssoStore = createSsoStore(core.db);
   const authenticator = createApiKeyAuthenticator({ store, cacheTtlMs: options.apiKeyCacheTtlMs ?? 2_000 });
   // A member removed, or whose role, password or sign-out ended their sessions: forgotten here at once, and in other
@@ -62,7 +62,7 @@ export function createAccountsModule(
     memberChanged,
     transaction: (change) =>
       core.db.transaction((tx) =>
-        change({ store: createTwoFactorStore(tx), sessions: createSessionsStore(tx), audit: (context, entry) => recordAudit(tx, context, entry) }),
+        change({ store: createTwoFactorStore(tx), sessions: createSessionsStore(tx), audit: auditRecorderOf(tx) }),
       ),
   });
   const consoleAuth = createConsoleAuth({
@@ -131,7 +131,7 @@ export function createAccountsModule(
     members: membersStore,
     clock: core.clock,
     memberChanged,
-    transaction: (change) => core.db.transaction((tx) => change({ store: createSessionsStore(tx), audit: (context, entry) => recordAudit(tx, context, entry) })),
+    transaction: (change) => core.db.transaction((tx) => change({ store: createSessionsStore(tx), audit: auditRecorderOf(tx) })),
   });
   const oidc = createOidcClient({ guard: core.urlGuard });
   core.closeWithApp(oidc);

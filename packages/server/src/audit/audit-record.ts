@@ -107,6 +107,12 @@ export async function recordAudit(db: Executor, context: AuditContext, entry: Au
   });
 }
 
+/** An `AuditRecorder` over `db` (the database, or the transaction of the change the events belong to). */
+export const auditRecorderOf =
+  (db: Executor): AuditRecorder =>
+  (context, entry) =>
+    recordAudit(db, context, entry);
+
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const maskOf = (value: unknown) => (value === null || value === undefined || value === '' ? (value ?? null) : MASK);
 

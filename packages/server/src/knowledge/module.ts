@@ -13,7 +13,7 @@ import { createPassageVectors } from './documents/passage-vectors.ts';
 import { cachedProviderEmbedding, createEmbeddingsClient } from './embeddings-client.ts';
 import { BUILT_IN_MODEL, createSentenceEncoder, primedTextEmbedding } from './encoder/sentence-encoder.ts';
 import { createEntryVectors } from './entry-vectors.ts';
-import { recordAudit, type AuditContext, type AuditEntry } from '../audit/audit-record.ts';
+import { auditRecorderOf } from '../audit/audit-record.ts';
 import { createKnowledgeService, type KnowledgeServiceDeps } from './knowledge-service.ts';
 import { createKnowledgeStore } from './knowledge-store.ts';
 import { createLearnedQuestionsStore } from './learned-questions-store.ts';
@@ -72,7 +72,7 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
   /** What a change writes through over `executor`: the rows, the vectors' jobs, the audit event. */
   const writesOf = (executor: Executor) => ({
     store: createKnowledgeStore(executor, core.secretBox),
-    audit: (context: AuditContext, entry: AuditEntry) => recordAudit(executor, context, entry),
+    audit: auditRecorderOf(executor),
     entryWritten: (knowledgeBaseId: string, entryId: string) =>
       jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
     // A provider changed: the documents' passages are embedded again too.
