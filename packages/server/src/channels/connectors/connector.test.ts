@@ -2,7 +2,8 @@
 // no customer message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { safeEqual, splitText } from './connector.ts';
+import { splitText } from './connector.ts';
+import { secretsEqual } from '../../lib/secrets.ts';
 import { createMetaConnector } from './meta.ts';
 import type { MessengerHttp } from '../../kernel/messenger-http.ts';
 import { createTelegramConnector } from './telegram.ts';
@@ -22,11 +23,13 @@ test('splitText: short texts stay whole; long ones split at paragraphs, lines, w
   for (const part of splitText('word '.repeat(3000), 4096)) assert.ok(part.length <= 4096);
 });
 
-test('safeEqual compares whole strings', () => {
-  assert.equal(safeEqual('secret', 'secret'), true);
-  assert.equal(safeEqual('secret', 'secreT'), false);
-  assert.equal(safeEqual('secret', 'secret2'), false);
-  assert.equal(safeEqual('', 'x'), false);
+test('secretsEqual (the webhooks\' signatures and tokens) compares whole strings', () => {
+  assert.equal(secretsEqual('secret', 'secret'), true);
+  assert.equal(secretsEqual('secret', 'secreT'), false);
+  assert.equal(secretsEqual('secret', 'secret2'), false);
+  assert.equal(secretsEqual('', 'x'), false);
+  assert.equal(secretsEqual('', ''), true);
+  assert.equal(secretsEqual('sha256=ABC', 'sha256=abc'), false);
 });
 
 test('updates without a customer message parse to none', () => {

@@ -1,7 +1,7 @@
 // The one interface of messenger connectors (docs/architecture.md, Messenger connectors): verify an
 // inbound request, parse it into customer messages, register and unregister the webhook, send a text, download
 // media. Each kind's module speaks its messenger's API over plain undici; base URLs are operator settings.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MessengerKind } from '@parley/contracts';
 
@@ -85,12 +85,6 @@ export interface Connector {
   verifySubscription?(credentials: Credentials, query: { mode: string; verifyToken: string; challenge: string }): string | undefined;
 }
 
-/** Equal strings, compared in constant time (hashes first, so lengths leak nothing either). */
-export function safeEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
 
 /** HMAC-SHA256 of the raw body, hex. */
 export function hmacHex(secret: string, rawBody: Buffer): string {

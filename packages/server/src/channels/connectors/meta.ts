@@ -10,7 +10,6 @@ import {
   list,
   MessengerError,
   rec,
-  safeEqual,
   str,
   type Connector,
   type Credentials,
@@ -18,6 +17,7 @@ import {
   type MediaRef,
   type SendContext,
 } from './connector.ts';
+import { secretsEqual } from '../../lib/secrets.ts';
 
 export const GRAPH_VERSION = 'v21.0';
 export const META_SIGNATURE_HEADER = 'x-hub-signature-256';
@@ -248,7 +248,7 @@ export function createMetaConnector({ http, graphUrl, kind }: { http: MessengerH
       const given = header(request.headers, META_SIGNATURE_HEADER);
       const secret = credentials.appSecret;
       if (!given || !secret) return false;
-      return safeEqual(given.toLowerCase(), `sha256=${hmacHex(secret, request.rawBody)}`);
+      return secretsEqual(given.toLowerCase(), `sha256=${hmacHex(secret, request.rawBody)}`);
     },
 
     parse: (body) => parseMeta(kind, body),
@@ -281,7 +281,7 @@ export function createMetaConnector({ http, graphUrl, kind }: { http: MessengerH
 
     verifySubscription(credentials, query) {
       const expected = credentials.verifyToken;
-      if (query.mode !== 'subscribe' || !expected || !safeEqual(query.verifyToken, expected)) return undefined;
+      if (query.mode !== 'subscribe' || !expected || !secretsEqual(query.verifyToken, expected)) return undefined;
       return query.challenge;
     },
   };

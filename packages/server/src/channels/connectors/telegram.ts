@@ -8,13 +8,13 @@ import {
   list,
   MessengerError,
   rec,
-  safeEqual,
   str,
   type Connector,
   type Credentials,
   type InboundMessage,
   type MediaRef,
 } from './connector.ts';
+import { secretsEqual } from '../../lib/secrets.ts';
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
@@ -87,7 +87,7 @@ export function createTelegramConnector({ http, apiUrl }: { http: MessengerHttp;
     verify(credentials, request) {
       const given = header(request.headers, TELEGRAM_SECRET_HEADER);
       const expected = credentials.secretToken;
-      return given !== undefined && expected !== undefined && safeEqual(given, expected);
+      return given !== undefined && expected !== undefined && secretsEqual(given, expected);
     },
 
     parse(body) {

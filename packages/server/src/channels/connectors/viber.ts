@@ -8,12 +8,12 @@ import {
   hmacHex,
   MessengerError,
   rec,
-  safeEqual,
   str,
   type Connector,
   type Credentials,
   type MediaRef,
 } from './connector.ts';
+import { secretsEqual } from '../../lib/secrets.ts';
 
 export const VIBER_TEXT_LIMIT = 7000;
 export const VIBER_SIGNATURE_HEADER = 'x-viber-content-signature';
@@ -59,7 +59,7 @@ export function createViberConnector({ http, apiUrl }: { http: MessengerHttp; ap
     verify(credentials, request) {
       const given = header(request.headers, VIBER_SIGNATURE_HEADER);
       const token = credentials.authToken;
-      return given !== undefined && token !== undefined && safeEqual(given.toLowerCase(), hmacHex(token, request.rawBody));
+      return given !== undefined && token !== undefined && secretsEqual(given.toLowerCase(), hmacHex(token, request.rawBody));
     },
 
     parse(body, rawBody) {
