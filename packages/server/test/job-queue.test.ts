@@ -121,6 +121,42 @@ describe('job claims woken by committed jobs', () => {
     }
   });
 
+  test('keyed jobs enqueued many at once (a base\'s entries) are claimed through their statements\' NOTIFY, each once', async () => {
+    const ran: string[] = [];
+    await startWorker(t.database.db, recording(ran));
+    try {
+      const elsewhere = createJobQueue({ db: t.database.db, logger, handlers: recording([]), pollMs: NO_POLL_MS });
+      // 501 jobs: two statements, the second of one row; a key given twice is one job.
+      const jobs = Array.from({ length: 501 }, reply);
+      const added = jobs.map((job) => ({ payload: job, key: `many:${job.chatId}` }));
+      await t.database.db.transaction((tx) => elsewhere.enqueueMany(tx, 'agent.reply', [...added, added[0] as (typeof added)[number]]));
+      await eventually(async () => ran.length >= jobs.length, 30_000);
+      await eventually(async () => (await queryRows(t.database.db, sql`select id from jobs where key like 'many:%'`)).length === 0);
+      assert.deepEqual([...ran].sort(), jobs.map((job) => job.chatId).sort());
+    } finally {
+      await stopWorker();
+    }
+  });
+
+  test('enqueued many at once, a key already queued is not added again and a running one only runs once more', async () => {
+    const queue = createJobQueue({ db: t.database.db, logger, handlers: recording([]), pollMs: NO_POLL_MS });
+    const [queued, running, fresh] = [reply(), reply(), reply()];
+    await queue.enqueue(t.database.db, 'agent.reply', queued, { key: `once:${queued.chatId}` });
+    await queue.enqueue(t.database.db, 'agent.reply', running, { key: `once:${running.chatId}` });
+    await t.database.db.execute(sql`update jobs set locked_until = now() + interval '1 minute' where key = ${`once:${running.chatId}`}`);
+    await queue.enqueueMany(t.database.db, 'agent.reply', [queued, running, fresh].map((job) => ({ payload: job, key: `once:${job.chatId}` })));
+    const rows = await queryRows<{ key: string; rerun: boolean }>(t.database.db, sql`select key, rerun from jobs where key like 'once:%' order by key`);
+    assert.deepEqual(
+      rows,
+      [
+        { key: `once:${queued.chatId}`, rerun: false },
+        { key: `once:${running.chatId}`, rerun: true },
+        { key: `once:${fresh.chatId}`, rerun: false },
+      ].sort((a, b) => a.key.localeCompare(b.key)),
+    );
+    await t.database.db.execute(sql`delete from jobs where key like 'once:%'`);
+  });
+
   test('one claim per job enqueued one at a time: none after a job ends, none for its own NOTIFY', async () => {
     const ran: string[] = [];
     const { db, counts } = countingClaims(t.database.db);

@@ -137,6 +137,10 @@ export function createJobQueue(options: JobQueueOptions) {
       await store.enqueue(executor, kind, payload, options.key, notifySql(), options.delayMs ?? 0);
       if (options.delayMs) wakeIn(options.delayMs + 50);
     },
+    /** Adds keyed jobs of one kind, as `enqueue` each, in a few statements (job-store.ts); call `wake()` after the commit. */
+    async enqueueMany<K extends JobKind>(executor: Executor, kind: K, added: readonly { payload: JobCatalog[K]; key: string }[]): Promise<void> {
+      await store.enqueueMany(executor, kind, added, notifySql());
+    },
     /** Wakes this process's workers in `ms` (a job written by a statement of its own, due later). */
     wakeIn: (ms: number) => wakeIn(ms),
     /** The feature that owns a kind of job runs it (and may set how it is retried). */

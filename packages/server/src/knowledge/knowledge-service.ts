@@ -10,7 +10,7 @@ import { createKnowledgeEntries, type EntryWrites, type KnowledgeEntriesDeps } f
 import type { KnowledgeStore } from './knowledge-store.ts';
 
 export interface KnowledgeServiceDeps extends Omit<KnowledgeEntriesDeps, 'transaction'> {
-  /** The base's embeddings provider changed: its documents' passages are to be embedded again. */
+  /** The base's embeddings provider changed: its entries' and documents' vectors are to be computed again (in the change's transaction). */
   providerChanged?: (knowledgeBaseId: string) => Promise<void>;
   /** Checks a provider's base URL as saved (scheme, credentials, private networks). */
   urlGuard: Pick<UrlGuard, 'check'>;
@@ -77,12 +77,6 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
     return { baseUrl: input.baseUrl, model: input.model, apiKey };
   }
 
-  /** Queues the vectors of every entry and document of the base (its provider changed), in the change's transaction. */
-  async function reembed(writes: BaseWrites, knowledgeBaseId: string): Promise<void> {
-    await writes.providerChanged?.(knowledgeBaseId);
-    if (!writes.entryWritten) return;
-    for (const entryId of await writes.store.entryIdsOf(knowledgeBaseId)) await writes.entryWritten(knowledgeBaseId, entryId);
-  }
 
   return {
     async createKnowledgeBase(
@@ -130,7 +124,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         if (!updated) throw Errors.knowledgeBaseNotFound();
         const changes = diffChanges(previous && baseFields(previous), baseFields(updated));
         if (Object.keys(changes).length > 0) await writes.audit(context, { accountId, kind: 'knowledge_base.updated', target: baseTarget(updated), changes });
-        if (embeddings !== undefined && modelOf(embeddings) !== modelOf(current)) await reembed(writes, knowledgeBaseId);
+        if (embeddings !== undefined && modelOf(embeddings) !== modelOf(current)) await writes.providerChanged?.(knowledgeBaseId);
         return updated;
       });
       return toKnowledgeBase(base);

@@ -41,6 +41,12 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
   jobs.handle('knowledge.embedDocument', async ({ knowledgeBaseId, documentId }) => {
     await passageVectors.embedDocument(knowledgeBaseId, documentId);
   });
+  const queueEntryVectors = (executor: Executor, entries: readonly { knowledgeBaseId: string; entryId: string }[]) =>
+    jobs.enqueueMany(
+      executor,
+      'knowledge.embed',
+      entries.map(({ knowledgeBaseId, entryId }) => ({ payload: { knowledgeBaseId, entryId }, key: `knowledge.embed:${entryId}` })),
+    );
   const queueDocumentVectors = (executor: Executor, knowledgeBaseId: string, documentId: string) =>
     jobs.enqueue(executor, 'knowledge.embedDocument', { knowledgeBaseId, documentId }, { key: `knowledge.embedDocument:${documentId}` });
   const documentParser = createDocumentParser(options.documentParser);
@@ -70,18 +76,22 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
       logger.warn({ knowledgeBaseId, err: error }, 'an entry\'s vectors could not be computed: it is found by its words until its job stores them'),
   });
   /** What a change writes through over `executor`: the rows, the vectors' jobs, the audit event. */
-  const writesOf = (executor: Executor) => ({
-    store: createKnowledgeStore(executor, core.secretBox),
-    audit: auditRecorderOf(executor),
-    entryWritten: (knowledgeBaseId: string, entryId: string) =>
-      jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
-    // A provider changed: the documents' passages are embedded again too.
-    providerChanged: async (knowledgeBaseId: string) => {
-      for (const documentId of await createDocumentsStore(executor).readyDocumentIdsOf(knowledgeBaseId)) {
-        await queueDocumentVectors(executor, knowledgeBaseId, documentId);
-      }
-    },
-  });
+  const writesOf = (executor: Executor) => {
+    const writeStore = createKnowledgeStore(executor, core.secretBox);
+    return {
+      store: writeStore,
+      audit: auditRecorderOf(executor),
+      entryWritten: (knowledgeBaseId: string, entryId: string) =>
+        jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
+      // A provider changed: every entry's vectors (a few statements for the whole base) and the documents' passages.
+      providerChanged: async (knowledgeBaseId: string) => {
+        await queueEntryVectors(executor, (await writeStore.entryIdsOf(knowledgeBaseId)).map((entryId) => ({ knowledgeBaseId, entryId })));
+        for (const documentId of await createDocumentsStore(executor).readyDocumentIdsOf(knowledgeBaseId)) {
+          await queueDocumentVectors(executor, knowledgeBaseId, documentId);
+        }
+      },
+    };
+  };
   /**
    * The service over the database runs each change in a transaction of its own (its rows, the base's version, the
    * vectors' jobs and the audit event together); over an open transaction (a correction saved with the rating that
@@ -137,9 +147,8 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
       async start() {
         void (async () => {
           const missing = await store.entriesWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined, builtInModel: BUILT_IN_MODEL });
-          for (const { knowledgeBaseId, entryId } of missing) {
-            await jobs.enqueue(db, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` });
-          }
+          await queueEntryVectors(db, missing);
+          jobs.wake();
           if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
           const documentsMissing = await documentsStore.documentsWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined, builtInModel: BUILT_IN_MODEL });
           for (const { knowledgeBaseId, documentId } of documentsMissing) await queueDocumentVectors(db, knowledgeBaseId, documentId);
