@@ -12,6 +12,7 @@ import type { EventPage, WebhookEvent } from '@parley/contracts';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { clarifyPromptText, fallbackText, handoffText, somethingElseText } from '../src/agent/agent-texts.ts';
+import { withAuditEventsRefused } from './support/audit-refusal.ts';
 import { eventually } from './support/events.ts';
 import { startTestApp, type TestApp } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
@@ -374,10 +375,27 @@ describe('clarifying choices', { concurrency: true }, () => {
     assert.equal((await t.console(s.owner.token, 'DELETE', wrong)).status, 404);
 
     await shippedThreshold(s);
+    // Kept, marked and audited in one transaction: with the entry's event refused, the phrasing still waits.
+    await withAuditEventsRefused(t.database.db, "new.kind = 'knowledge_entry.updated'", async () => {
+      assert.equal((await t.console(s.owner.token, 'POST', `${path}/keep`)).status, 500);
+    });
+    const waiting = (await entries(s)).find((e) => e.id === cost.id);
+    assert.deepEqual([waiting?.synonyms, waiting?.learnedQuestions.map((q) => q.text)], [[], ['shipping cost']]);
     const kept = await t.console<Entry>(s.owner.token, 'POST', `${path}/keep`);
     assert.equal(kept.status, 200, kept.text);
     assert.deepEqual(kept.body.synonyms, ['shipping cost']);
     assert.deepEqual(kept.body.learnedQuestions, []);
+    // The team's change to the entry, in the audit log as the member's.
+    const audit = await t.console<{ events: { actor: { kind: string }; kind: string; target: { id: string }; changes: unknown }[] }>(
+      s.owner.token,
+      'GET',
+      '/audit?kind=knowledge_entry.updated',
+    );
+    assert.equal(audit.status, 200, audit.text);
+    assert.deepEqual(
+      audit.body.events.map(({ actor, kind, target, changes }) => ({ actor: actor.kind, kind, target: target.id, changes })),
+      [{ actor: 'member', kind: 'knowledge_entry.updated', target: cost.id, changes: { synonyms: [[], ['shipping cost']] } }],
+    );
     assert.equal((await t.console(s.owner.token, 'POST', `${path}/keep`)).status, 404);
     assert.equal((await t.console(s.owner.token, 'DELETE', path)).status, 404);
     // Kept, but customers chose another entry for it too: a choice between the two, not a direct answer.

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { queryRows } from '../src/db/client.ts';
+import { withAuditEventsRefused } from './support/audit-refusal.ts';
 import { eventually } from './support/events.ts';
 import { PASSWORD, PUBLIC_URL, startTestApp, type TestApp } from './support/harness.ts';
 
@@ -46,20 +47,7 @@ const count = async (accountId: string) =>
  * Runs `body` while the database refuses this file's events about targets named "Unwritable…" (as a full disk or a
  * lost connection would refuse them): a change written with its event must then not happen either.
  */
-async function withEventsRefused(body: () => Promise<void>): Promise<void> {
-  await t.database.db.execute(sql`create or replace function parley_test_refuse_audit() returns trigger language plpgsql as $$
-    begin
-      if new.target_name like 'Unwritable%' then raise exception 'audit event refused by the test'; end if;
-      return new;
-    end $$`);
-  await t.database.db.execute(sql`create trigger parley_test_refuse_audit before insert on audit_events for each row execute function parley_test_refuse_audit()`);
-  try {
-    await body();
-  } finally {
-    await t.database.db.execute(sql`drop trigger parley_test_refuse_audit on audit_events`);
-    await t.database.db.execute(sql`drop function parley_test_refuse_audit()`);
-  }
-}
+const withEventsRefused = (body: () => Promise<void>) => withAuditEventsRefused(t.database.db, "new.target_name like 'Unwritable%'", body);
 
 async function addMember(owner: User, role: 'admin' | 'agent', name: string) {
   const email = uniqueEmail(role);

@@ -48,7 +48,7 @@ export interface KnowledgeEntriesDeps {
 }
 
 /** What a change writes through, over its transaction. */
-export type EntryWrites = Pick<KnowledgeEntriesDeps, 'store' | 'entryWritten' | 'audit'>;
+export type EntryWrites = Pick<KnowledgeEntriesDeps, 'store' | 'entryWritten' | 'audit' | 'learned'>;
 
 /** An entry's fields in the audit log. */
 const entryFields = (row: { question: string; synonyms: string[]; answer: string; actionId: string | null }) => ({
@@ -241,7 +241,13 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
      * A phrasing customers chose becomes one of the entry's synonyms (once), and leaves the learned ones; kept, it is
      * answered directly only while unambiguous (retrieval.ts), so its row stays, marked kept.
      */
-    async keepLearnedQuestion(accountId: string, knowledgeBaseId: string, entryId: string, learnedId: string): Promise<KnowledgeEntry> {
+    async keepLearnedQuestion(
+      accountId: string,
+      knowledgeBaseId: string,
+      entryId: string,
+      learnedId: string,
+      context?: AuditContext,
+    ): Promise<KnowledgeEntry> {
       const phrasing = learned && (await learned.find(accountId, knowledgeBaseId, entryId, learnedId));
       if (!learned || !phrasing) throw Errors.learnedQuestionNotFound();
       const current = await store.findEntry(accountId, knowledgeBaseId, entryId);
@@ -252,9 +258,18 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
         // The team's own wording already: only the learned row goes (it is answered directly as any synonym).
         await learned.delete(accountId, knowledgeBaseId, entryId, learnedId);
       } else {
-        // Marked kept before the synonym is added, whose write makes every process rebuild its index with the mark.
-        await learned.keep(accountId, knowledgeBaseId, entryId, learnedId, clock.now());
-        await this.updateEntry(accountId, knowledgeBaseId, entryId, { synonyms: [...current.synonyms, phrasing.text] });
+        // Marked kept with the synonym it becomes, and audited as the entry's change, in one transaction: every
+        // process rebuilds its index with both, and a phrasing is never kept without its synonym.
+        const config = await searchConfigOf(accountId, knowledgeBaseId);
+        await transaction(async (writes) => {
+          await (writes.learned ?? learned).keep(accountId, knowledgeBaseId, entryId, learnedId, clock.now());
+          const synonyms = [...current.synonyms, phrasing.text];
+          const text = { question: current.question, synonyms, answer: current.answer, keys: questionKeys(current.question, synonyms) };
+          const written = await writes.store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
+          if (!written) throw Errors.learnedQuestionNotFound();
+          await changed(writes, knowledgeBaseId, written.id);
+          await audit(writes, context, accountId, 'knowledge_entry.updated', written, current, written);
+        });
       }
       const entry = await store.findEntry(accountId, knowledgeBaseId, entryId);
       if (!entry) throw Errors.learnedQuestionNotFound();

@@ -45,7 +45,7 @@ export function registerKnowledgeRoutes(app: TypedApp, knowledge: KnowledgeServi
     ...routeOptions(knowledgeRoutes.keepLearnedQuestion),
     handler: (request) => {
       const { id, entryId, learnedId } = request.params;
-      return knowledge.keepLearnedQuestion(consoleAccountOf(request).accountId, id, entryId, learnedId);
+      return knowledge.keepLearnedQuestion(consoleAccountOf(request).accountId, id, entryId, learnedId, auditOf(request));
     },
   });
   app.route({

@@ -81,6 +81,7 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
     return {
       store: writeStore,
       audit: auditRecorderOf(executor),
+      learned: createLearnedQuestionsStore(executor),
       entryWritten: (knowledgeBaseId: string, entryId: string) =>
         jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
       // A provider changed: every entry's vectors (a few statements for the whole base) and the documents' passages.
@@ -104,7 +105,6 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
       ...writesOf(executor),
       clock: core.clock,
       urlGuard: core.urlGuard,
-      learned: createLearnedQuestionsStore(executor),
       ...(executor === db ? { transaction: (change) => db.transaction((tx) => change(writesOf(tx))) } : {}),
     });
   const knowledge = serviceOf(db, {
