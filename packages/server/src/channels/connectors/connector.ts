@@ -85,7 +85,6 @@ export interface Connector {
   verifySubscription?(credentials: Credentials, query: { mode: string; verifyToken: string; challenge: string }): string | undefined;
 }
 
-
 /** HMAC-SHA256 of the raw body, hex. */
 export function hmacHex(secret: string, rawBody: Buffer): string {
   return createHmac('sha256', secret).update(rawBody).digest('hex');
