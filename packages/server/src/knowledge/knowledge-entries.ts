@@ -58,6 +58,12 @@ const entryFields = (row: { question: string; synonyms: string[]; answer: string
   actionId: row.actionId,
 });
 
+/** An entry's text with one more synonym (a correction's question, a learned phrasing kept), and its keys. */
+function withSynonym(row: { question: string; synonyms: string[]; answer: string }, synonym: string) {
+  const synonyms = [...row.synonyms, synonym];
+  return { question: row.question, synonyms, answer: row.answer, keys: questionKeys(row.question, synonyms) };
+}
+
 /** A learned phrasing as the console shows it: with the entries it competes with. */
 type LearnedPhrasing = LearnedQuestionRow & { competing: { entryId: string; question: string }[] };
 
@@ -186,8 +192,7 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
         const keys = questionKeys(same.question, same.synonyms);
         if (keys.includes(key)) return toEntry(same);
         if (same.synonyms.length < SYNONYMS_MAX) {
-          const synonyms = [...same.synonyms, input.question];
-          const text = { question: same.question, synonyms, answer: same.answer, keys: questionKeys(same.question, synonyms) };
+          const text = withSynonym(same, input.question);
           const entry = await transaction(async (writes) => {
             const updated = await writes.store.updateEntry(accountId, knowledgeBaseId, same.id, text, config, clock.now());
             if (!updated) return undefined;
@@ -263,8 +268,7 @@ export function createKnowledgeEntries(deps: KnowledgeEntriesDeps) {
         const config = await searchConfigOf(accountId, knowledgeBaseId);
         await transaction(async (writes) => {
           await (writes.learned ?? learned).keep(accountId, knowledgeBaseId, entryId, learnedId, clock.now());
-          const synonyms = [...current.synonyms, phrasing.text];
-          const text = { question: current.question, synonyms, answer: current.answer, keys: questionKeys(current.question, synonyms) };
+          const text = withSynonym(current, phrasing.text);
           const written = await writes.store.updateEntry(accountId, knowledgeBaseId, entryId, text, config, clock.now());
           if (!written) throw Errors.learnedQuestionNotFound();
           await changed(writes, knowledgeBaseId, written.id);

@@ -41,12 +41,10 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
   jobs.handle('knowledge.embedDocument', async ({ knowledgeBaseId, documentId }) => {
     await passageVectors.embedDocument(knowledgeBaseId, documentId);
   });
+  /** An entry's vectors job (keyed by entry: queued once, run again if it is running). */
+  const embedJob = (knowledgeBaseId: string, entryId: string) => ({ payload: { knowledgeBaseId, entryId }, key: `knowledge.embed:${entryId}` });
   const queueEntryVectors = (executor: Executor, entries: readonly { knowledgeBaseId: string; entryId: string }[]) =>
-    jobs.enqueueMany(
-      executor,
-      'knowledge.embed',
-      entries.map(({ knowledgeBaseId, entryId }) => ({ payload: { knowledgeBaseId, entryId }, key: `knowledge.embed:${entryId}` })),
-    );
+    jobs.enqueueMany(executor, 'knowledge.embed', entries.map(({ knowledgeBaseId, entryId }) => embedJob(knowledgeBaseId, entryId)));
   const queueDocumentVectors = (executor: Executor, knowledgeBaseId: string, documentId: string) =>
     jobs.enqueue(executor, 'knowledge.embedDocument', { knowledgeBaseId, documentId }, { key: `knowledge.embedDocument:${documentId}` });
   const documentParser = createDocumentParser(options.documentParser);
@@ -82,8 +80,10 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
       store: writeStore,
       audit: auditRecorderOf(executor),
       learned: createLearnedQuestionsStore(executor),
-      entryWritten: (knowledgeBaseId: string, entryId: string) =>
-        jobs.enqueue(executor, 'knowledge.embed', { knowledgeBaseId, entryId }, { key: `knowledge.embed:${entryId}` }),
+      entryWritten: (knowledgeBaseId: string, entryId: string) => {
+        const { payload, key } = embedJob(knowledgeBaseId, entryId);
+        return jobs.enqueue(executor, 'knowledge.embed', payload, { key });
+      },
       // A provider changed: every entry's vectors (a few statements for the whole base) and the documents' passages.
       providerChanged: async (knowledgeBaseId: string) => {
         await queueEntryVectors(executor, (await writeStore.entryIdsOf(knowledgeBaseId)).map((entryId) => ({ knowledgeBaseId, entryId })));
@@ -147,9 +147,11 @@ export function createKnowledgeModule(core: KnowledgeShared, options: { encoder?
       async start() {
         void (async () => {
           const missing = await store.entriesWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined, builtInModel: BUILT_IN_MODEL });
-          await queueEntryVectors(db, missing);
-          jobs.wake();
-          if (missing.length > 0) logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
+          if (missing.length > 0) {
+            await queueEntryVectors(db, missing);
+            jobs.wake();
+            logger.info({ entries: missing.length }, 'knowledge-base entries without vectors queued for embedding');
+          }
           const documentsMissing = await documentsStore.documentsWithoutVectors(10_000, { builtIn: sentenceEncoder !== undefined, builtInModel: BUILT_IN_MODEL });
           for (const { knowledgeBaseId, documentId } of documentsMissing) await queueDocumentVectors(db, knowledgeBaseId, documentId);
           if (documentsMissing.length > 0) logger.info({ documents: documentsMissing.length }, 'knowledge-base documents without vectors queued for embedding');
