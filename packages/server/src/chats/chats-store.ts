@@ -137,10 +137,13 @@ function taggedSql(filter: ChatListFilter, values: unknown[]): string {
 
 /**
  * One probe of chat_tags' primary key per chat and tag. (Forms taking all the tags in one array parameter were
- * planned worse: a hashed subplan reading all of chat_tags, or a row estimate so low that JIT kicked in.)
+ * planned worse: a hashed subplan reading all of chat_tags, or a row estimate so low that JIT kicked in.) `OFFSET 0`
+ * keeps each probe a subplan run per chat: without it the planner may turn the EXISTS into a join, and with some
+ * samples of the statistics it hashed all of the tag's chats and sorted the matches instead of reading the page in
+ * order (seen on PostgreSQL 15 about one ANALYZE in seven; test/chat-list-plans.test.ts).
  */
 function otherTagsSql(chatIdColumn: string, tagIds: readonly (string | undefined)[], values: unknown[]): string[] {
-  return tagIds.map((tagId) => `EXISTS (SELECT FROM chat_tags x WHERE x.tag_id = $${values.push(tagId)} AND x.chat_id = ${chatIdColumn})`);
+  return tagIds.map((tagId) => `EXISTS (SELECT FROM chat_tags x WHERE x.tag_id = $${values.push(tagId)} AND x.chat_id = ${chatIdColumn} OFFSET 0)`);
 }
 
 // `DESC NULLS LAST` is how the activity indexes are built; a plain `DESC` (nulls first) could not be read from them
