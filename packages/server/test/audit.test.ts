@@ -411,6 +411,39 @@ describe('audit log of knowledge bases and entries', () => {
   });
 });
 
+describe('audit log of invitations', () => {
+  test('an invitation sent and one accepted commit with their event: refused, no invitation, then one still pending', async () => {
+    const owner = await t.createConsoleUser();
+    const email = uniqueEmail('bo');
+    const membersOf = async () =>
+      (await t.console<{ members: { email: string; status: string }[] }>(owner.token, 'GET', '/members/')).body.members
+        .filter((member) => member.email === email)
+        .map((member) => member.status);
+    const invite = () => t.console<{ id: string; inviteUrl: string }>(owner.token, 'POST', '/members/invite/', { body: { email, name: 'Unwritable Bo', role: 'agent' } });
+
+    await withEventsRefused(async () => {
+      assert.equal((await invite()).status, 500);
+      assert.deepEqual(await membersOf(), []);
+    });
+    const invited = await invite();
+    assert.equal(invited.status, 201, invited.text);
+    const accept = () =>
+      t.console<{ token: string }>(undefined, 'POST', '/auth/accept-invite', {
+        body: { token: invited.body.inviteUrl.slice(`${PUBLIC_URL}/invite/`.length), name: 'Unwritable Bo', password: PASSWORD },
+      });
+    await withEventsRefused(async () => {
+      assert.equal((await accept()).status, 500);
+      assert.deepEqual(await membersOf(), ['invited']);
+    });
+    // With events written again, the same link is accepted, with its event.
+    const accepted = await accept();
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.deepEqual(await membersOf(), ['active']);
+    assert.deepEqual((await ofKind(owner, 'member.invited')).map((e) => e.target), [{ type: 'member', id: invited.body.id, name: 'Unwritable Bo' }]);
+    assert.deepEqual((await ofKind(owner, 'invitation.accepted')).map((e) => e.target), [{ type: 'member', id: invited.body.id, name: 'Unwritable Bo' }]);
+  });
+});
+
 describe('audit log of sessions and two-factor sign-in', () => {
   test('sessions ended and two-factor sign-in turned on commit with their event: refused, the sessions stay and it stays off', async () => {
     const owner = await t.createConsoleUser();

@@ -105,6 +105,14 @@ describe('single sign-on (OpenID Connect)', () => {
     return list.body.members.find((m) => m.email === email);
   }
 
+  /** The account's audit events of `kind` about the member `id`: actor, target and changes. */
+  async function auditOf(kind: string, id: string | undefined) {
+    type Event = { actor: { kind: string; id: string | null; name: string }; target: { type: string; id: string | null; name: string | null }; changes: unknown };
+    const res = await t.console<{ events: Event[] }>(owner.token, 'GET', '/audit', { query: { kind } });
+    assert.equal(res.status, 200, res.text);
+    return res.body.events.filter((event) => event.target.id === id).map(({ actor, target, changes }) => ({ actor, target, changes }));
+  }
+
   before(async () => {
     t = await startTestApp({ webhookAllowPrivateNetworks: true, realPublicUrl: true });
     idp = await startOidcProvider(`${t.url}/console/v1/auth/sso/callback`);
@@ -255,6 +263,14 @@ describe('single sign-on (OpenID Connect)', () => {
     assert.deepEqual([me.status, me.body.email, me.body.role], [200, email, 'admin']);
     const member = await memberByEmail(email);
     assert.equal(member?.status, 'active');
+    // Written in the join's transaction, the new member its actor.
+    assert.deepEqual(await auditOf('invitation.accepted', inv.id), [
+      {
+        actor: { kind: 'member', id: inv.id, name: 'Invited Person' },
+        target: { type: 'member', id: inv.id, name: 'Invited Person' },
+        changes: { status: ['invited', 'active'] },
+      },
+    ]);
     const used = await t.console<{ message: string }>(undefined, 'POST', '/auth/accept-invite', {
       body: { token: inv.inviteUrl.slice(inv.inviteUrl.lastIndexOf('/') + 1), name: 'X', password: PASSWORD },
     });
@@ -267,7 +283,15 @@ describe('single sign-on (OpenID Connect)', () => {
     assert.equal(flow.location, '/');
     const me = await whoIs(flow.session ?? '');
     assert.deepEqual([me.status, me.body.email, me.body.role], [200, email, 'agent']);
-    assert.equal((await memberByEmail(email))?.status, 'active');
+    const joined = await memberByEmail(email);
+    assert.equal(joined?.status, 'active');
+    assert.deepEqual(await auditOf('member.joined', joined?.id), [
+      {
+        actor: { kind: 'member', id: joined?.id, name: 'Domain Person' },
+        target: { type: 'member', id: joined?.id, name: 'Domain Person' },
+        changes: { email: [null, email], role: [null, 'agent'] },
+      },
+    ]);
 
     const stranger = `${unique('stranger')}@elsewhere.example.com`;
     const refused = await signIn({ email: stranger, emailVerified: true, name: 'Stranger' });

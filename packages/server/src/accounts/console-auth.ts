@@ -43,8 +43,10 @@ export interface ConsoleAuthDeps {
   store: Pick<AccountsStore, 'loginThrottle' | 'recordLoginFailure' | 'clearLoginFailures'>;
   members: Pick<
     MembersStore,
-    'findActiveByEmail' | 'findById' | 'findByInviteHash' | 'acceptInvitation' | 'bumpSessionVersion' | 'passwordHashOf' | 'setPassword'
+    'findActiveByEmail' | 'findById' | 'findByInviteHash' | 'bumpSessionVersion' | 'passwordHashOf' | 'setPassword'
   >;
+  /** Runs a change with the members store and an audit recorder of one transaction (an accepted invitation and its event). */
+  transaction: <T>(change: (tx: { members: Pick<MembersStore, 'acceptInvitation'>; audit: AuditRecorder }) => Promise<T>) => Promise<T>;
   /** Tells every process (this one included) that a member changed: they forget what they know of it. */
   memberChanged: (memberId: string) => void;
   /**
@@ -72,6 +74,7 @@ export function createConsoleAuth({
   memberChanged,
   memberCacheTtlMs = 30_000,
   sessions,
+  transaction,
   twoFactor,
   passwordLoginOff = async () => false,
   clock,
@@ -281,15 +284,21 @@ export function createConsoleAuth({
       // A password would be of no use: the invitation stays for single sign-on to join by.
       if (await passwordLoginOff(invited.accountId)) throw Errors.passwordLoginOff();
       const passwordHash = await hashPassword(input.password);
-      const member = await members.acceptInvitation(invited.id, { name: input.name.trim() || invited.email, passwordHash }, now);
+      // The member made active and its event together, or neither.
+      const member = await transaction(async (tx) => {
+        const accepted = await tx.members.acceptInvitation(invited.id, { name: input.name.trim() || invited.email, passwordHash }, now);
+        if (accepted) {
+          await tx.audit(memberContext(accepted, client.ip), {
+            accountId: accepted.accountId,
+            kind: 'invitation.accepted',
+            target: { type: 'member', id: accepted.id, name: accepted.name },
+            changes: { status: ['invited', 'active'] },
+          });
+        }
+        return accepted;
+      });
       // Accepted (or withdrawn) by a concurrent call meanwhile.
       if (!member) throw Errors.invitationUsed();
-      await audit(memberContext(member, client.ip), {
-        accountId: member.accountId,
-        kind: 'invitation.accepted',
-        target: { type: 'member', id: member.id, name: member.name },
-        changes: { status: ['invited', 'active'] },
-      });
       memberChanged(member.id);
       // A new member has no second factor yet: an account that requires one gets a session that can only set it up.
       const { required } = await twoFactor.requirementOf(member.id);

@@ -79,26 +79,28 @@ export function createMembersService({ store, db, clock, mailer, secretBox, publ
       // sealed (never in the clear) only so that the team page can show it again until it is accepted.
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(clock.now().getTime() + INVITATION_TTL_MS);
-      // The upsert recovers from a unique violation itself (a renewed invitation), so it cannot share a transaction:
-      // the event is written right after it.
-      const row = await store.upsertInvitation({
-        id: newId(),
-        accountId: inviter.accountId,
-        email,
-        name: input.name?.trim() || email,
-        role: input.role,
-        inviteTokenHash: sha256Hex(token),
-        inviteTokenSealed: secretBox.seal(token),
-        inviteExpiresAt: expiresAt,
-      });
-      if (row) {
-        await recordAudit(db, audit, {
+      // The invitation (new or renewed) and its event in one transaction; the e-mail goes out after it.
+      const row = await db.transaction(async (tx) => {
+        const invited = await createMembersStore(tx).upsertInvitation({
+          id: newId(),
           accountId: inviter.accountId,
-          kind: 'member.invited',
-          target: { type: 'member', id: row.id, name: row.name },
-          changes: { email: [null, row.email], role: [null, input.role] },
+          email,
+          name: input.name?.trim() || email,
+          role: input.role,
+          inviteTokenHash: sha256Hex(token),
+          inviteTokenSealed: secretBox.seal(token),
+          inviteExpiresAt: expiresAt,
         });
-      }
+        if (invited) {
+          await recordAudit(tx, audit, {
+            accountId: inviter.accountId,
+            kind: 'member.invited',
+            target: { type: 'member', id: invited.id, name: invited.name },
+            changes: { email: [null, invited.email], role: [null, input.role] },
+          });
+        }
+        return invited;
+      });
       if (!row) throw Errors.memberExists();
       const inviteUrl = `${publicUrl}/invite/${token}`;
       const emailed = await mailer.send({ to: email, inviterName: inviter.name, role: input.role, inviteUrl, expiresAt });

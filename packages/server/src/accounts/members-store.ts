@@ -1,7 +1,6 @@
 // SQL of the members of accounts (issue #25).
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import { members } from '../db/schema.ts';
 
 export type MemberRole = 'owner' | 'admin' | 'agent';
@@ -109,12 +108,14 @@ export function createMembersStore(db: Executor) {
       inviteTokenSealed: string;
       inviteExpiresAt: Date;
     }): Promise<MemberRow | undefined> {
-      try {
-        const [inserted] = await db.insert(members).values({ ...row, status: 'invited' }).returning(memberColumns);
-        return inserted;
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-      }
+      // No error on a known e-mail (it would abort the caller's transaction): the insert adds nothing, and a pending
+      // invitation of the account is renewed instead.
+      const [inserted] = await db
+        .insert(members)
+        .values({ ...row, status: 'invited' })
+        .onConflictDoNothing({ target: members.email })
+        .returning(memberColumns);
+      if (inserted) return inserted;
       const [renewed] = await db
         .update(members)
         .set({

@@ -69,6 +69,7 @@ export function createAccountsModule(
     store,
     members: membersStore,
     sessions: sessionsStore,
+    transaction: (change) => core.db.transaction((tx) => change({ members: createMembersStore(tx), audit: auditRecorderOf(tx) })),
     twoFactor,
     passwordLoginOff: ssoStore.passwordLoginOff,
     memberChanged,

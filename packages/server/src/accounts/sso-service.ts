@@ -9,7 +9,7 @@
 import type { SsoDiscovery, SsoSettings } from '@parley/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { createSigner, createVerifier } from 'fast-jwt';
-import { diffChanges, recordAudit, type AuditContext } from '../audit/audit-record.ts';
+import { diffChanges, memberContext, recordAudit, type AuditContext } from '../audit/audit-record.ts';
 import type { Database } from '../db/client.ts';
 import { Errors } from '../errors.ts';
 import type { SignInClient, SsoSignIn, StartedSession } from '../http/console/console-account.ts';
@@ -109,8 +109,11 @@ export function createSsoService(deps: SsoServiceDeps) {
 
   const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
 
-  /** The member the verified e-mail signs in as, joining the account when it may; else why not. */
-  async function memberFor(row: SsoRow, email: string, name: string | undefined): Promise<MemberRow | SsoFailure> {
+  /**
+   * The member the verified e-mail signs in as, joining the account when it may (with its audit event, the joining
+   * member its actor, in the join's transaction); else why not.
+   */
+  async function memberFor(row: SsoRow, email: string, name: string | undefined, address: string): Promise<MemberRow | SsoFailure> {
     const now = clock.now();
     const existing = await store.memberByEmail(email);
     if (existing && existing.accountId !== row.accountId) return 'not_member';
@@ -121,15 +124,37 @@ export function createSsoService(deps: SsoServiceDeps) {
       // Invited: a pending invitation joins with its role; an expired one is no invitation.
       const pending = existing.inviteExpiresAt !== null && existing.inviteExpiresAt > now;
       if (!pending && (!domainAllowed || removed)) return removed ? 'removed' : 'not_member';
-      const joined = await store.activate(existing.id, { name: name ?? existing.name, role: pending ? existing.role : row.defaultRole }, now);
+      const joined = await deps.db.transaction(async (tx) => {
+        const txStore = createSsoStore(tx);
+        const activated = await txStore.activate(existing.id, { name: name ?? existing.name, role: pending ? existing.role : row.defaultRole }, now);
+        if (!activated) return undefined;
+        await txStore.forgetRemoval(row.accountId, email);
+        await recordAudit(tx, memberContext(activated, address), {
+          accountId: row.accountId,
+          kind: 'invitation.accepted',
+          target: { type: 'member', id: activated.id, name: activated.name },
+          changes: { status: ['invited', 'active'], ...(activated.role === existing.role ? {} : { role: [existing.role, activated.role] }) },
+        });
+        return activated;
+      });
       if (!joined) return 'not_member';
-      await store.forgetRemoval(row.accountId, email);
       deps.memberChanged(joined.id);
       return joined;
     }
     if (removed) return 'removed';
     if (!domainAllowed) return 'not_member';
-    const joined = await store.insertMember({ id: newId(), accountId: row.accountId, email, name: name ?? email, role: row.defaultRole });
+    const joined = await deps.db.transaction(async (tx) => {
+      const inserted = await createSsoStore(tx).insertMember({ id: newId(), accountId: row.accountId, email, name: name ?? email, role: row.defaultRole });
+      if (inserted) {
+        await recordAudit(tx, memberContext(inserted, address), {
+          accountId: row.accountId,
+          kind: 'member.joined',
+          target: { type: 'member', id: inserted.id, name: inserted.name },
+          changes: { email: [null, inserted.email], role: [null, inserted.role] },
+        });
+      }
+      return inserted;
+    });
     return joined ?? 'not_member';
   }
 
@@ -181,7 +206,7 @@ export function createSsoService(deps: SsoServiceDeps) {
         return { location: loginPage(row.slug, 'invalid') };
       }
       if (!identity.email || !identity.emailVerified) return { location: loginPage(row.slug, 'unverified') };
-      const member = await memberFor(row, normalizeEmail(identity.email), identity.name);
+      const member = await memberFor(row, normalizeEmail(identity.email), identity.name, client.ip);
       if (typeof member === 'string') return { location: loginPage(row.slug, member) };
       return { location: '/', session: await deps.startSession(member, client) };
     },

@@ -34,8 +34,9 @@ export function memberContext(member: { id: string; name: string }, address: str
 }
 
 /**
- * Records an event in a statement of its own: for the events that are not a change of a row in the same database
- * transaction (a sign-in, a failed sign-in, a member's own sessions and two-factor sign-in, written right after).
+ * Records an event: over the database in a statement of its own, for the events that are not a change of a row (a
+ * sign-in, a failed sign-in, an export, written right after); over a transaction (`auditRecorderOf(tx)`), with the
+ * change it records.
  */
 export type AuditRecorder = (context: AuditContext, entry: AuditEntry) => Promise<void>;
 
@@ -60,6 +61,7 @@ export const AUDIT_KINDS = [
   'action.updated',
   'action.deleted',
   'member.invited',
+  'member.joined',
   'member.updated',
   'member.role_changed',
   'member.capacity_changed',
