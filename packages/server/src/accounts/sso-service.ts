@@ -38,7 +38,7 @@ export type SsoFailure = 'off' | 'unavailable' | 'expired' | 'invalid' | 'unveri
 const AUDITED_FIELDS = ['issuer', 'clientId', 'clientSecret', 'buttonName', 'allowedDomains', 'defaultRole', 'passwordLogin'] as const;
 
 export interface SsoServiceDeps {
-  /** Saving the settings and their audit event is one transaction. */
+  /** Saving the settings, and a member joining, commit with their audit event in one transaction. */
   db: Database;
   store: SsoStore;
   oidc: Pick<OidcClient, 'start' | 'finish'>;
