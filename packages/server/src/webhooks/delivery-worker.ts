@@ -22,7 +22,7 @@ export interface DeliveryWorkerOptions {
   logger: FastifyBaseLogger;
   concurrency?: number;
   perChannel?: number;
-  /** Fallback poll for deliveries made by other processes. */
+  /** The safety-net poll (by default DELIVERY_POLL_MS, or OWNED_DATABASE_DELIVERY_POLL_MS with `ownsDatabase`). */
   pollMs?: number;
   /** Lease of a claimed delivery (DELIVERY_LEASE_MS), renewed until its attempt is recorded. */
   leaseMs?: number;
@@ -46,9 +46,21 @@ export const DELIVERY_PER_CHANNEL = 16;
  * that died before recording it is sent again by another process after at most this long (plus a poll).
  */
 export const DELIVERY_LEASE_MS = 4_000;
+/**
+ * The safety net behind the NOTIFYs that wake the worker, on a shared PostgreSQL server: a lost listening
+ * connection (NOTIFYs sent until it is made again are missed) and the expired leases of a process that died.
+ */
+export const DELIVERY_POLL_MS = 500;
+/**
+ * The same with a database of its own (PGlite): its NOTIFYs are delivered inside the process and cannot be lost,
+ * and no other process holds a lease, so the poll only backs up this process's own wake-ups and timers. Each poll
+ * is a claim statement run on the main thread: at 500 ms they were most of an idle server's CPU.
+ */
+export const OWNED_DATABASE_DELIVERY_POLL_MS = 5_000;
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
-  const { store, client, secrets, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL, pollMs = 500 } = options;
+  const { store, client, secrets, logger, concurrency = DELIVERY_CONCURRENCY, perChannel = DELIVERY_PER_CHANNEL } = options;
+  const pollMs = options.pollMs ?? (options.ownsDatabase ? OWNED_DATABASE_DELIVERY_POLL_MS : DELIVERY_POLL_MS);
   const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
   /** Claimed here and not yet recorded: their leases are renewed. */
   const leases = createLeaseHeartbeat({
