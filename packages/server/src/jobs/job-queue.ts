@@ -57,7 +57,10 @@ export interface JobQueueOptions {
   heartbeatMs?: number;
   /** Kinds whose retries differ from `maxAttempts` with doubling pauses from 1 s. */
   retryPolicies?: Partial<Record<JobKind, RetryPolicy>>;
-  /** This process alone uses the database (PGlite): leases a crash left behind are void at start. */
+  /**
+   * This process alone uses the database (PGlite): leases a crash left behind are void at start, and no other
+   * holder's lease is looked up at the poll (there is none).
+   */
   ownsDatabase?: boolean;
 }
 
@@ -65,8 +68,9 @@ export interface JobQueueOptions {
 export const JOBS_CHANNEL = 'parley_jobs';
 
 /**
- * The safety-net poll: claims are woken by committed jobs, so this only catches what a lost NOTIFY missed. It also
- * looks up the earliest lease held elsewhere; being shorter than a lease, it sees a dead holder's last lease in time.
+ * The safety-net poll: claims are woken by committed jobs, so this only catches what a lost NOTIFY missed. On a
+ * shared server it also looks up the earliest lease held elsewhere; being shorter than a lease, it sees a dead
+ * holder's last lease in time.
  */
 export const JOB_POLL_MS = 5_000;
 
@@ -169,14 +173,16 @@ export function createJobQueue(options: JobQueueOptions) {
       // PGlite: no other process can hold a lease, so those left are a crashed run's, free at once.
       if (options.ownsDatabase) await store.releaseAll();
       running = true;
+      // PGlite: every lease is this process's own, so there is no other holder's lease end to watch for.
+      const watchLeases = options.ownsDatabase ? () => {} : takeover.watch;
       timer = setInterval(() => {
         wake();
-        takeover.watch();
+        watchLeases();
       }, pollMs);
       timer.unref();
       held.start();
       wake();
-      takeover.watch();
+      watchLeases();
       // Jobs put off to later (retries) by an earlier run of this process: their timers were lost with it.
       store
         .msUntilNextDue()
