@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAccount, createApiChannel, sendMessageBody } from '../lib/api.ts';
 import { load } from '../lib/load.ts';
-import type { ParleyServer } from '../lib/processes.ts';
+import type { ParleyServer, Usage } from '../lib/processes.ts';
 import { failureNotes, row, type Row, type Scenario, type Target } from '../lib/scenario.ts';
 
 /** Issue #29's ceilings. */
@@ -30,7 +30,7 @@ interface Idle {
 /** The server after IDLE_SECONDS without a request. */
 async function idleReadings(server: ParleyServer): Promise<Idle> {
   const readings: number[] = [];
-  let start: Awaited<ReturnType<ParleyServer['usage']>> | undefined;
+  let start: Usage | undefined;
   for (let second = 1; second <= IDLE_SECONDS; second += 1) {
     await sleep(1_000);
     if (second === IDLE_SECONDS / 2) start = await server.usage();
