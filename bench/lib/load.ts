@@ -10,6 +10,8 @@ export interface LoadOptions {
   body?: string;
   /** Builds each request's body (unique ids per request); overrides `body`. */
   nextBody?: () => string;
+  /** Builds each request's path and query (a new URL per request); overrides `url`'s. */
+  nextPath?: () => string;
   connections: number;
   /** Seconds of measurement, after `warmupSeconds` of the same load that is not counted. */
   seconds: number;
@@ -33,13 +35,18 @@ export interface LoadResult {
 }
 
 function fire(options: LoadOptions, seconds: number): Promise<autocannon.Result> {
-  const { nextBody } = options;
+  const { nextBody, nextPath } = options;
+  const setupRequest = (request: autocannon.Request): autocannon.Request => ({
+    ...request,
+    ...(nextBody ? { body: nextBody() } : {}),
+    ...(nextPath ? { path: nextPath() } : {}),
+  });
   return autocannon({
     url: options.url,
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     ...(options.body !== undefined ? { body: options.body } : {}),
-    ...(nextBody ? { requests: [{ setupRequest: (request) => ({ ...request, body: nextBody() }) }] } : {}),
+    ...(nextBody || nextPath ? { requests: [{ setupRequest }] } : {}),
     connections: options.connections,
     duration: seconds,
   });

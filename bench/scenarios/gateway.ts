@@ -1,38 +1,55 @@
 // gateway: an authenticated GET /api/v1/chats/chat?limit=1 on an empty account. Auth (key lookup, cached), rate
 // limit, validation, one list query and serialization, against a bare node:http server answering the same bytes.
-// gateway-reject: the same request with an unknown parameter, rejected with 400 before any database work (auth,
-// rate limit, validation, error serialization and logging): the gateway's own overhead.
+// gateway-reject: the same request with an unknown parameter, rejected with 400 before any database work: the
+// gateway's own overhead. Sent again and again, it is answered from the gateway's memory of refusals after its first
+// full answer each second (http/public/refusal-memory.ts: rate limit, request id and headers, no validation or access
+// line of its own); a second row sends a new query each time (`bogus=<n>`, the same answer), which takes the full way
+// (auth, rate limit, validation, error serialization and logging).
 import type { DatabaseKind } from '../lib/database.ts';
 import { createAccount } from '../lib/api.ts';
-import { load, responseBytes } from '../lib/load.ts';
+import { load, responseBytes, type LoadResult } from '../lib/load.ts';
 import { beside, failureNotes, measureCeiling, measured, row, type Row, type Scenario, type ScenarioContext, type Target } from '../lib/scenario.ts';
 
 const CONNECTIONS = 16;
 
-async function measureGateway(
-  { settings, startServer }: ScenarioContext,
-  name: string,
-  query: string,
-  status: number,
-  targets: (ratio: number) => Target[],
-): Promise<Row> {
+interface Variant {
+  name: string;
+  query: string;
+  /** Each request's own query instead (the same answer), so none is answered from memory. */
+  nextQuery?: () => string;
+  targets: (ratio: number) => Target[];
+}
+
+/** The variants' loads on one server, each beside one ceiling answering the same bytes (their answers are alike). */
+async function measureGateway({ settings, startServer }: ScenarioContext, status: number, variants: Variant[]): Promise<Row[]> {
   const server = await startServer();
   const account = await createAccount(server);
-  const url = `${server.url}/api/v1/chats/chat?${query}`;
   const headers = { authorization: account.key };
-  const bytes = await responseBytes(url, { headers }, status);
   const options = { headers, connections: CONNECTIONS, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, expectStatus: status };
-  const parley = await load({ ...options, url, usage: server.usage });
+  const first = variants[0];
+  if (first === undefined) throw new Error('a gateway scenario measures at least one variant');
+  const bytes = await responseBytes(`${server.url}/api/v1/chats/chat?${first.query}`, { headers }, status);
+  const loads: LoadResult[] = [];
+  for (const { query, nextQuery } of variants) {
+    const url = `${server.url}/api/v1/chats/chat?${query}`;
+    loads.push(await load({ ...options, url, ...(nextQuery ? { nextPath: () => `/api/v1/chats/chat?${nextQuery()}` } : {}), usage: server.usage }));
+  }
   const peakRssMb = (await server.peakRssMb()) ?? null;
   await server.stop();
   const ceiling = await measureCeiling(bytes, status, options);
-  return row(name, {
-    unit: 'req/s',
-    ...measured(parley),
-    ...beside(ceiling),
-    peakRssMb,
-    targets: targets(parley.throughput / ceiling.throughput),
-    notes: [`GET /api/v1/chats/chat?${query} → ${status}, ${CONNECTIONS} connections, ${bytes}-byte answer`, ...failureNotes(parley)],
+  return variants.map(({ name, query, nextQuery, targets }, index) => {
+    const parley = loads[index] as LoadResult;
+    return row(name, {
+      unit: 'req/s',
+      ...measured(parley),
+      ...beside(ceiling),
+      peakRssMb,
+      targets: targets(parley.throughput / ceiling.throughput),
+      notes: [
+        `GET /api/v1/chats/chat?${nextQuery ? 'limit=1&bogus=<n> (a new query each time)' : query} → ${status}, ${CONNECTIONS} connections, ${bytes}-byte answer`,
+        ...failureNotes(parley),
+      ],
+    });
   });
 }
 
@@ -43,16 +60,18 @@ export const gateway: Scenario = {
   name: 'gateway',
   summary: 'authenticated GET /api/v1/chats/chat?limit=1 on an empty account',
   async run(context) {
-    return [await measureGateway(context, 'gateway', 'limit=1', 200, listTargets(context.db))];
+    return measureGateway(context, 200, [{ name: 'gateway', query: 'limit=1', targets: listTargets(context.db) }]);
   },
 };
 
 export const gatewayReject: Scenario = {
   name: 'gateway-reject',
-  summary: 'authenticated GET /api/v1/chats/chat?limit=1&bogus=1, rejected with 400 (no database work)',
+  summary: 'authenticated GET /api/v1/chats/chat?limit=1&bogus=1, rejected with 400 (no database work), and with a new query each time',
   async run(context) {
-    return [
-      await measureGateway(context, 'gateway-reject', 'limit=1&bogus=1', 400, (ratio) => [{ text: '≥ 0.55 of the ceiling', met: ratio >= 0.55 }]),
-    ];
+    let sent = 0;
+    return measureGateway(context, 400, [
+      { name: 'gateway-reject', query: 'limit=1&bogus=1', targets: (ratio) => [{ text: '≥ 0.55 of the ceiling', met: ratio >= 0.55 }] },
+      { name: 'gateway-reject, each query new', query: 'limit=1&bogus=0', nextQuery: () => `limit=1&bogus=${(sent += 1)}`, targets: () => [] },
+    ]);
   },
 };

@@ -62,6 +62,19 @@ test(`300 requests pass, the 301st is 429 (${redisUrl ? 'Redis' : 'in-memory'} c
   assert.equal((await t.api(other.body.key, '/chats/chat')).status, 200);
 });
 
+test('with Redis counting, a repeated refusal takes the full path each time: counted in Redis, a log line each', { skip: !redisUrl && 'only with REDIS_URL' }, async () => {
+  // Without Redis the same refusal is answered from memory from its third time (refusal-memory.test.ts).
+  const { key } = await t.createAccount();
+  const answers: TestResponse[] = [];
+  for (let i = 0; i < 4; i += 1) answers.push(await t.api(key, '/chats/chat', { unknown: '1' }));
+  assert.deepEqual(answers.map((answer) => answer.status), [400, 400, 400, 400]);
+  assert.deepEqual(answers.map((answer) => answer.headers.get('ratelimit-remaining')), ['299', '298', '297', '296']);
+  for (const answer of answers) {
+    const id = answer.headers.get('x-request-id');
+    await eventually(async () => t.logs.some((line) => line.includes('"msg":"request"') && line.includes(`"reqId":"${id}"`)));
+  }
+});
+
 test('error responses carry the rate-limit headers too and count against the key', async () => {
   const unauthorized = await t.api(undefined, '/chats/chat');
   assert.equal(unauthorized.status, 401);

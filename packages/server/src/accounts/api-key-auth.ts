@@ -21,6 +21,7 @@ export interface ApiKeyAuthOptions {
 
 export function createApiKeyAuthenticator({ store, cacheTtlMs }: ApiKeyAuthOptions): ApiKeyAuthenticator {
   const cache = new LruMap<KeyPrincipalRow>(10_000, cacheTtlMs);
+  const listeners: (() => void)[] = [];
 
   async function lookup(keyHash: string): Promise<KeyPrincipalRow | undefined> {
     const cached = cache.get(keyHash);
@@ -44,6 +45,10 @@ export function createApiKeyAuthenticator({ store, cacheTtlMs }: ApiKeyAuthOptio
     },
     invalidate() {
       cache.clear();
+      for (const listener of listeners) listener();
+    },
+    onChange(listener) {
+      listeners.push(listener);
     },
   };
 }

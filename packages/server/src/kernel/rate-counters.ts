@@ -27,6 +27,11 @@ export interface RateCounters {
   hit(key: string, windowMs: number): Promise<WindowCount>;
   /** The count of `key`'s current window without counting (0 when none). */
   peek(key: string): Promise<WindowCount>;
+  /**
+   * Counts one hit without waiting when this process counts alone (no REDIS_URL), for an answer given at once
+   * (http/public/refusal-memory.ts); undefined, counting nothing, when Redis counts.
+   */
+  hitAtOnce(key: string, windowMs: number): WindowCount | undefined;
   /** Redis as the last commands found it: `none` without REDIS_URL. */
   redisState(): RedisState;
   close(): Promise<void>;
@@ -124,6 +129,7 @@ export function createRateCounters({ redisUrl, logger }: { redisUrl: string | un
     return {
       hit: async (key, windowMs) => local.hit(key, windowMs),
       peek: async (key) => local.peek(key),
+      hitAtOnce: (key, windowMs) => local.hit(key, windowMs),
       redisState: () => 'none',
       close: async () => {},
       connected: Promise.resolve(),
@@ -233,6 +239,7 @@ export function createRateCounters({ redisUrl, logger }: { redisUrl: string | un
       const answer = await ask(() => redis.parleyPeek(key));
       return answer ? { current: answer[0], ttl: answer[1] } : local.peek(key);
     },
+    hitAtOnce: () => undefined,
     redisState: () => (down || redis.status !== 'ready' ? 'down' : 'up'),
     async close() {
       closing = true;

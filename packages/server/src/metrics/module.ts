@@ -47,6 +47,8 @@ export function createMetricsModule(core: MetricsShared, options: MetricsOptions
     metrics.httpRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
+  // And the answers given before Fastify's request cycle (http/front-door.ts).
+  app.frontDoor.observe(metrics.httpRequest);
   addJobsGauge(registry, jobs, logger);
   addPoolGauges(registry, core);
   if (options.conversationTotals) addConversationsCounter(registry, options.conversationTotals, logger);

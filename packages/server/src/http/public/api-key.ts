@@ -15,6 +15,8 @@ export interface Principal {
 export interface KeyAuthenticator {
   /** Resolves the caller of a request, or throws the spec's authentication error. */
   authenticate(keyHash: string | undefined, scope: string | undefined): Promise<Principal>;
+  /** Calls `listener` after any change to keys or subscriptions (a caller authenticated before may no longer be). */
+  onChange(listener: () => void): void;
 }
 
 /** The hash under which a raw `Authorization` value is stored; undefined when the header is missing. */

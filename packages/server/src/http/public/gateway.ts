@@ -3,9 +3,10 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { apiKeyBucket, apiKeyHash, type KeyAuthenticator, type Principal } from './api-key.ts';
 import { DomainError, Errors } from '../../errors.ts';
-import type { InvalidKeyGuard, RateCounters } from '../../kernel/rate-counters.ts';
+import { RATE_LIMIT_WINDOW_MS, type InvalidKeyGuard, type RateCounters } from '../../kernel/rate-counters.ts';
 import { afterRateLimit, registerRateLimit } from '../rate-limit.ts';
 import type { TypedApp } from '../route-options.ts';
+import { createRefusalMemory } from './refusal-memory.ts';
 import { registerUploads } from './uploads.ts';
 
 export { RATE_LIMIT_WINDOW_MS } from '../../kernel/rate-counters.ts';
@@ -17,6 +18,10 @@ declare module 'fastify' {
     principal: Principal | undefined;
     /** Refused before any key lookup: its address sent too many unknown keys (see kernel/rate-counters.ts). */
     keyRefused: boolean;
+    /** The rate-limit bucket the request was counted in. */
+    rateBucket: string | undefined;
+    /** The request's path or query failed validation. */
+    urlRefused: boolean;
   }
 }
 
@@ -66,19 +71,25 @@ export const gateway: FastifyPluginAsync<GatewayOptions> = async (app, options) 
   app.decorateRequest('apiKeyHash', undefined);
   app.decorateRequest('principal', undefined);
   app.decorateRequest('keyRefused', false);
+  app.decorateRequest('rateBucket', undefined);
+  app.decorateRequest('urlRefused', false);
   app.addHook('onRequest', (request, _reply, done) => {
     request.apiKeyHash = apiKeyHash(request.headers.authorization);
     done();
   });
 
+  const prefix = 'parley:rate:';
   await registerRateLimit(app, {
     counters,
     max: rateLimitMax,
-    prefix: 'parley:rate:',
+    prefix,
     keyGenerator: async (request) => {
       // An address past its unknown-key cap: its unknown keys share one bucket and are refused without a lookup.
       request.keyRefused = await invalidKeys.refused(request, request.apiKeyHash);
-      return request.keyRefused ? `refused:${request.ip}` : (apiKeyBucket(request.headers.authorization, request.apiKeyHash) ?? `ip:${request.ip}`);
+      request.rateBucket = request.keyRefused
+        ? `refused:${request.ip}`
+        : (apiKeyBucket(request.headers.authorization, request.apiKeyHash) ?? `ip:${request.ip}`);
+      return request.rateBucket;
     },
   });
 
@@ -97,6 +108,26 @@ export const gateway: FastifyPluginAsync<GatewayOptions> = async (app, options) 
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) =>
     reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0]} not found`, statusCode: 404 }),
   );
+
+  // A GET refused for its URL with a valid key is answered from memory when it comes again (refusal-memory.ts).
+  const refusals = createRefusalMemory({ counters, max: rateLimitMax, windowMs: RATE_LIMIT_WINDOW_MS, logger: app.log, front: app.frontDoor });
+  app.frontDoor.answerWith(refusals.answer);
+  authenticator.onChange(refusals.forgetAll);
+  app.addHook('onClose', (_instance, done) => {
+    refusals.forgetAll();
+    done();
+  });
+  app.addHook('onError', (request, _reply, error, done) => {
+    if (error.validationContext === 'querystring' || error.validationContext === 'params') request.urlRefused = true;
+    done();
+  });
+  // The last onSend of the gateway's own (the request id's and the rate limit's headers are set by then).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.urlRefused && request.method === 'GET' && reply.statusCode === 400 && typeof payload === 'string' && request.principal && request.rateBucket) {
+      refusals.remember(request, reply, payload, prefix + request.rateBucket);
+    }
+    done(null, payload);
+  });
 
   await registerUploads(app);
   options.routes(app.withTypeProvider());
