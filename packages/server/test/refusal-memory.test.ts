@@ -160,3 +160,29 @@ describe('a repeated refusal past the rate limit', () => {
     assert.ok(Number(limited.headers.get('retry-after')) >= 0);
   });
 });
+
+describe('a refusal that keeps coming', () => {
+  let t: TestApp;
+  before(async () => {
+    // As many requests as the machine answers in 2.5 s, one at a time: more than the spec's 300 per 10 s.
+    t = await startTestApp({ rateLimitMax: 1_000_000 });
+  });
+  after(() => t.close());
+
+  test('a refusal that keeps coming is remembered again after its second: a full answer, then the memory', async () => {
+    const { key } = await t.createAccount();
+    const answers: TestResponse[] = [];
+    const started = Date.now();
+    while (Date.now() - started < 2_500) answers.push(await t.api(key, '/chats/chat', REFUSED));
+    assert.ok(answers.every((answer) => answer.text === REFUSAL));
+    const ids = new Set(answers.map((answer) => answer.headers.get('x-request-id')));
+    const { logged, told } = await eventually(async () => {
+      const logged = lines(t).filter((line) => line.msg === 'request' && ids.has(line.reqId ?? null)).length;
+      const told = lines(t).filter((line) => line.msg === 'request refused again' && ids.has(line.reqId ?? null));
+      return logged + told.reduce((sum, line) => sum + (line.repeated ?? 0), 0) === answers.length ? { logged, told } : undefined;
+    });
+    // Each second's memory ends with a line; the refusals after it were remembered again by one full answer.
+    assert.ok(told.length >= 2, `${told.length} lines for ${answers.length} answers, ${logged} in full`);
+    assert.ok(logged < answers.length / 2, `${logged} of ${answers.length} in full`);
+  });
+});

@@ -91,6 +91,7 @@ export function createRefusalMemory({ counters, max, windowMs, logger, front }: 
   function noteSeen(identity: string, until: number): void {
     if (seenOnce.size >= MAX_REMEMBERED) seenOnce.delete(seenOnce.keys().next().value ?? '');
     seenOnce.set(identity, until);
+    scheduleSweep();
   }
 
   function forget(refusal: Refusal): void {
@@ -100,18 +101,29 @@ export function createRefusalMemory({ counters, max, windowMs, logger, front }: 
     logger.info({ reqId: requestId, method, url, ip, statusCode, repeated }, 'request refused again');
   }
 
-  /** Forgets what is due, then looks again when the next one is. */
+  /**
+   * Forgets what is due, then waits for the next. Both maps are in the order their entries fall due (an entry made
+   * again is deleted and added anew), so what is due is at their start. Nothing, a key least of all (an identity
+   * holds the `Authorization` value), is kept long after it is due.
+   */
   function sweepDue(): void {
     sweep = undefined;
     const now = Date.now();
-    for (const refusal of remembered.values()) if (refusal.forgetAt <= now) forget(refusal);
+    for (const refusal of remembered.values()) {
+      if (refusal.forgetAt > now) break;
+      forget(refusal);
+    }
+    for (const [identity, until] of seenOnce) {
+      if (until > now) break;
+      seenOnce.delete(identity);
+    }
     scheduleSweep();
   }
 
   function scheduleSweep(): void {
-    if (sweep !== undefined || remembered.size === 0) return;
-    let next = Infinity;
-    for (const refusal of remembered.values()) next = Math.min(next, refusal.forgetAt);
+    if (sweep !== undefined) return;
+    const next = Math.min(remembered.values().next().value?.forgetAt ?? Infinity, seenOnce.values().next().value ?? Infinity);
+    if (next === Infinity) return;
     sweep = setTimeout(sweepDue, Math.max(0, next - Date.now()) + 10);
     sweep.unref();
   }
