@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { apiKeyBucket, apiKeyHash, type KeyAuthenticator, type Principal } from './api-key.ts';
 import { DomainError, Errors } from '../../errors.ts';
-import { RATE_LIMIT_WINDOW_MS, type InvalidKeyGuard, type RateCounters } from '../../kernel/rate-counters.ts';
+import type { InvalidKeyGuard, RateCounters } from '../../kernel/rate-counters.ts';
 import { afterRateLimit, registerRateLimit } from '../rate-limit.ts';
 import type { TypedApp } from '../route-options.ts';
 import { createRefusalMemory } from './refusal-memory.ts';
@@ -110,7 +110,7 @@ export const gateway: FastifyPluginAsync<GatewayOptions> = async (app, options) 
   );
 
   // A GET refused for its URL with a valid key is answered from memory when it comes again (refusal-memory.ts).
-  const refusals = createRefusalMemory({ counters, max: rateLimitMax, windowMs: RATE_LIMIT_WINDOW_MS, logger: app.log, front: app.frontDoor });
+  const refusals = createRefusalMemory({ counters, max: rateLimitMax, logger: app.log, front: app.frontDoor });
   app.frontDoor.answerWith(refusals.answer);
   authenticator.onChange(refusals.forgetAll);
   app.addHook('onClose', (_instance, done) => {

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { FrontDoor } from '../front-door.ts';
-import type { RateCounters } from '../../kernel/rate-counters.ts';
+import { RATE_LIMIT_WINDOW_MS, type RateCounters } from '../../kernel/rate-counters.ts';
 import { requestIdOf } from '../server.ts';
 
 /** How long a refusal is answered from memory after the gateway's last full answer to it. */
@@ -38,7 +38,6 @@ interface Refusal {
   identity: string;
   /** The id of the full answer remembered (its access line's). */
   requestId: string;
-  method: string;
   url: string;
   /** The route's template, for the metrics. */
   route: string;
@@ -59,9 +58,8 @@ interface Refusal {
 
 export interface RefusalMemoryOptions {
   counters: RateCounters;
-  /** The surface's limit per window (the counter's window: RATE_LIMIT_WINDOW_MS). */
+  /** The surface's limit per RATE_LIMIT_WINDOW_MS. */
   max: number;
-  windowMs: number;
   /** Where the `request refused again` lines go (the access log's logger). */
   logger: FastifyBaseLogger;
   front: FrontDoor;
@@ -78,7 +76,7 @@ function neutral(request: IncomingMessage): boolean {
   return true;
 }
 
-export function createRefusalMemory({ counters, max, windowMs, logger, front }: RefusalMemoryOptions) {
+export function createRefusalMemory({ counters, max, logger, front }: RefusalMemoryOptions) {
   /** In the order made: the first is the oldest. */
   const remembered = new Map<string, Refusal>();
   /**
@@ -97,8 +95,8 @@ export function createRefusalMemory({ counters, max, windowMs, logger, front }: 
   function forget(refusal: Refusal): void {
     remembered.delete(refusal.identity);
     if (refusal.repeated === 0) return;
-    const { requestId, method, url, ip, statusCode, repeated } = refusal;
-    logger.info({ reqId: requestId, method, url, ip, statusCode, repeated }, 'request refused again');
+    const { requestId, url, ip, statusCode, repeated } = refusal;
+    logger.info({ reqId: requestId, method: 'GET', url, ip, statusCode, repeated }, 'request refused again');
   }
 
   /**
@@ -148,7 +146,7 @@ export function createRefusalMemory({ counters, max, windowMs, logger, front }: 
       return false;
     }
     // Past the limit the full path answers the 429 (counting this request once more, which changes nothing there).
-    const count = counters.hitAtOnce(refusal.counter, windowMs);
+    const count = counters.hitAtOnce(refusal.counter, RATE_LIMIT_WINDOW_MS);
     if (count === undefined || count.current > max) return false;
     const headers = refusal.headers.slice();
     headers[refusal.requestIdAt] = requestIdOf(request.headers['x-request-id']);
@@ -157,7 +155,7 @@ export function createRefusalMemory({ counters, max, windowMs, logger, front }: 
     response.writeHead(refusal.statusCode, headers);
     response.end(refusal.body);
     refusal.repeated += 1;
-    if (front.observed) front.answered(refusal.method, refusal.route, refusal.statusCode, (performance.now() - started) / 1000);
+    if (front.observed) front.answered('GET', refusal.route, refusal.statusCode, (performance.now() - started) / 1000);
     return true;
   }
 
@@ -215,7 +213,6 @@ export function createRefusalMemory({ counters, max, windowMs, logger, front }: 
       remembered.set(identity, {
         identity,
         requestId: request.id,
-        method: request.method,
         url: request.url,
         route: route.url ?? request.url,
         ip: request.ip,
