@@ -4,7 +4,7 @@
 // temporary folder; the receiver must then print the agent's reply.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -36,7 +36,8 @@ let dataDir: string | undefined;
 after(async () => {
   // Each in its own process group (npm start runs node under npm under bash): stop the whole group.
   for (const child of started) {
-    if (child.pid !== undefined && child.exitCode === null) {
+    // Even when bash has ended: the server it started may still run in its group.
+    if (child.pid !== undefined) {
       try {
         process.kill(-child.pid, 'SIGTERM');
       } catch {
@@ -44,9 +45,31 @@ after(async () => {
       }
     }
   }
-  await Promise.all(started.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  // The group leader (bash) ends at once; the server under it is still shutting down and writing its database
+  // files. Remove the data folder only once every process of each group is gone.
+  await Promise.all(started.map(({ pid }) => (pid === undefined ? undefined : eventually(async () => !groupAlive(pid), 30_000))));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
 });
+
+/**
+ * Whether a process of the group still runs. Read from /proc, where a zombie (ended, not yet reaped by an init
+ * that may never reap it) shows its state and counts as gone; signal 0 would count it as alive.
+ */
+function groupAlive(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so read after its last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true;
+  }
+  return false;
+}
 
 /** Whether something listens on the port of 127.0.0.1. */
 function accepts(port: number): Promise<boolean> {
